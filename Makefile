@@ -1,0 +1,89 @@
+# dtree book: build the HTML book and run every test.
+#
+#   make book    build the HTML book into _build/html, executing every notebook
+#   make test    pytest on tests/ and dtree's doctests, then nbval on book/
+#   make lab     open JupyterLab on the book
+#   make clean   remove build output (make distclean also removes .venv)
+#
+# `book` and `test` create .venv from requirements.txt when it is missing or
+# older than requirements.txt / pyproject.toml, install dtree editable, and make
+# sure Graphviz's `dot` is on PATH.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# Notebook kernels are started as `python`: put the venv first on PATH so that
+# they run with the pinned packages and the editable dtree.
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize.cfg -p no:randomly
+
+.PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot
+
+help:
+	@sed -n '3,7p' Makefile | sed 's/^# \{0,1\}//'
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; v = sys.version_info[:2]; ok = (3, 10) <= v <= (3, 13); \
+	  print(f"Python {v[0]}.{v[1]} found; the pinned requirements need Python 3.10-3.13 " \
+	        "(run e.g. make PYTHON=python3.12 ...)", file=sys.stderr) if not ok else None; \
+	  sys.exit(0 if ok else 1)'
+	@if [ ! -x $(BIN)/python ]; then \
+	  $(PYTHON) -m venv $(VENV) 2>/dev/null || { \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	      rm -rf $(VENV); apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	        apt-get install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV); \
+	    else \
+	      echo "Cannot create a virtual environment: install Python's venv module (Debian/Ubuntu: sudo apt-get install python3-venv)" >&2; exit 1; \
+	    fi; }; \
+	fi
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $(STAMP)
+
+dot:
+	@command -v dot >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's graphviz package (provides dot) ..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
+	  else \
+	    echo "Graphviz's dot is missing: install it with 'sudo apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS) or 'conda install -c conda-forge graphviz', then re-run make." >&2; \
+	    exit 1; \
+	  fi; }
+
+book: $(STAMP) dot
+	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
+	@echo "The book is in _build/html/index.html"
+
+test: test-unit test-notebooks
+
+test-unit: $(STAMP) dot
+	$(BIN)/python -m pytest tests dtree --doctest-modules -q
+
+test-notebooks: $(STAMP) dot
+	$(BIN)/python -m pytest $(NBVAL_FLAGS) book -q
+
+# Re-execute every notebook in place and store its outputs (for authors: run
+# after changing dtree or a notebook, review the diff, commit).
+NB ?= $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -not -path '*/_build/*' | sort)
+notebooks: $(STAMP) dot
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	  --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 $(NB)
+
+lab: $(STAMP) dot
+	$(BIN)/jupyter lab --notebook-dir=book
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis
+	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) *.egg-info

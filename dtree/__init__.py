@@ -1,0 +1,22 @@
+"""dtree: decision trees from first principles.
+
+The companion package of the dtree book.  Information measures live in
+:mod:`dtree.information`, the textbook tables in :mod:`dtree.datasets`, the
+estimators at the top level, and text / Graphviz renderings in
+:mod:`dtree.export`.  ``import dtree`` pulls in only NumPy and pandas.
+"""
+
+from dtree.exceptions import InvalidParameterError, NotFittedError
+from dtree.export import export_graphviz, export_text
+from dtree.id3 import ID3Classifier
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ID3Classifier",
+    "export_text",
+    "export_graphviz",
+    "NotFittedError",
+    "InvalidParameterError",
+    "__version__",
+]

@@ -1,0 +1,187 @@
+"""Estimator plumbing: parameters, input checks and the fitted-state check.
+
+dtree follows scikit-learn's estimator contract without importing
+scikit-learn: ``__init__`` takes keyword-only parameters and only stores them;
+``get_params`` / ``set_params`` read and write them; ``fit`` validates them,
+learns attributes whose names end in ``_`` and returns ``self``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from dtree._validation import check_sample_weight
+from dtree.exceptions import InvalidParameterError, NotFittedError
+
+
+class BaseEstimator:
+    """Parameter handling shared by every dtree estimator."""
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return sorted(
+            name for name, p in signature.parameters.items()
+            if name != "self" and p.kind == p.KEYWORD_ONLY
+        )
+
+    def get_params(self, deep: bool = True) -> dict:
+        """Return the constructor parameters as a dict (``deep`` is accepted for compatibility)."""
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self, **params):
+        """Set constructor parameters; unknown names raise ``ValueError``. Returns ``self``."""
+        valid = self._get_param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for {type(self).__name__}; "
+                    f"valid parameters are {valid}"
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {
+            name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()
+        }
+        changed = [
+            f"{name}={value!r}" for name, value in self.get_params().items()
+            if not _same(value, defaults.get(name))
+        ]
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except (TypeError, ValueError):
+        return a is b
+
+
+class ClassifierMixin:
+    """``score`` for classifiers: the (weighted) accuracy of ``predict``."""
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Mean accuracy of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Samples, as for ``predict``.
+        y : array_like of shape (n_samples,)
+            True class labels.
+        sample_weight : array_like of shape (n_samples,), default=None
+            Non-negative weights of the samples in the average.
+
+        Returns
+        -------
+        float
+            The fraction (weighted, if ``sample_weight`` is given) of samples
+            whose predicted class equals ``y``.
+        """
+        y = np.asarray(y)
+        predicted = self.predict(X)
+        if y.shape != predicted.shape:
+            raise ValueError(f"y must have shape {predicted.shape}, got {y.shape}")
+        weight = check_sample_weight(sample_weight, y.shape[0])
+        return float(np.average(predicted == y, weights=weight))
+
+
+def check_is_fitted(estimator, attribute: str) -> None:
+    """Raise ``NotFittedError`` unless ``estimator`` has the fitted ``attribute``."""
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(
+            f"This {type(estimator).__name__} instance is not fitted yet: "
+            "call 'fit' with appropriate arguments before using this estimator."
+        )
+
+
+# --- parameter validation (called by fit, never by __init__) ---------------
+
+def check_int_param(value, name: str, *, low: int, allow_none: bool = False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        expected = f"None or an int >= {low}" if allow_none else f"an int >= {low}"
+        raise InvalidParameterError(f"{name} must be {expected}, got {value!r}")
+    return int(value)
+
+
+def check_float_param(value, name: str, *, low: float = 0.0):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= low \
+            or not np.isfinite(value):
+        raise InvalidParameterError(f"{name} must be a finite float >= {low}, got {value!r}")
+    return float(value)
+
+
+# --- input validation --------------------------------------------------------
+
+def feature_names_of(X):
+    """Column names of a DataFrame whose column names are all strings, else None."""
+    if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+        return np.asarray(X.columns, dtype=object)
+    return None
+
+
+def check_categorical_X(X, *, estimator_name: str, allow_missing: bool = False) -> np.ndarray:
+    """Return ``X`` as a 2-D object array (a copy; the caller's data is never touched)."""
+    if isinstance(X, pd.DataFrame):
+        array = X.to_numpy(dtype=object, copy=True)
+    else:
+        if isinstance(X, pd.Series) or np.ndim(X) == 1:
+            raise ValueError(
+                "X must be 2-D of shape (n_samples, n_features), got a 1-D array; "
+                "reshape a single feature with X.reshape(-1, 1) or a single sample with X.reshape(1, -1)"
+            )
+        array = np.array(X, dtype=object, copy=True)
+    if array.ndim != 2:
+        raise ValueError(f"X must be 2-D of shape (n_samples, n_features), got shape {array.shape}")
+    if array.shape[0] == 0 or array.shape[1] == 0:
+        raise ValueError(f"X is empty: got shape {array.shape}, expected at least one sample and one feature")
+    if not allow_missing:
+        missing = pd.isna(array)
+        if missing.any():
+            row, col = map(int, np.argwhere(missing)[0])
+            raise ValueError(
+                f"X has {int(missing.sum())} missing value(s) (first at row {row}, column {col}); "
+                f"{estimator_name} does not handle missing values"
+            )
+    return array
+
+
+def check_target(y, n_samples: int) -> np.ndarray:
+    """Return class labels ``y`` as a 1-D array of length ``n_samples``."""
+    array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+    if array.ndim == 2 and array.shape[1] == 1:
+        array = array.ravel()
+    if array.ndim != 1:
+        raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {array.shape}")
+    if array.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} samples but y has {array.shape[0]}")
+    if np.any(pd.isna(array)):
+        raise ValueError("y has missing values; every sample needs a class label")
+    return array
+
+
+def check_predict_X(estimator, X, *, allow_missing: bool = False) -> np.ndarray:
+    """Validate ``X`` at predict time against what ``fit`` saw."""
+    array = check_categorical_X(X, estimator_name=type(estimator).__name__,
+                                allow_missing=allow_missing)
+    if array.shape[1] != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {array.shape[1]} features, but {type(estimator).__name__} was fitted "
+            f"with {estimator.n_features_in_} features"
+        )
+    names = feature_names_of(X)
+    fitted_names = getattr(estimator, "feature_names_in_", None)
+    if names is not None and fitted_names is not None and list(names) != list(fitted_names):
+        raise ValueError(
+            f"The feature names of X {list(names)} differ from those seen in fit "
+            f"{list(fitted_names)} (names and order must match)"
+        )
+    return array

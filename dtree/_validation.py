@@ -1,0 +1,119 @@
+"""Input checks shared by the package.
+
+Every check names the argument it rejects, says what was expected and shows
+what came, and never modifies its input (arrays are copied or only read).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+# Tolerance for "probabilities sum to 1": a few thousand ulps, far below any
+# difference a reader could mean.
+SUM_TOLERANCE = 1e-9
+
+
+def check_base(base) -> float:
+    """Return ``base`` as a float after checking that it is a valid log base."""
+    if isinstance(base, bool) or not isinstance(base, numbers.Real):
+        raise TypeError(f"base must be a real number (2 for bits, e for nats), got {base!r}")
+    base = float(base)
+    if not np.isfinite(base) or base <= 0 or base == 1:
+        raise ValueError(f"base must be a positive number other than 1, got {base!r}")
+    return base
+
+
+def _describe(value) -> str:
+    text = np.array2string(np.asarray(value), threshold=8, edgeitems=3)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def as_float_array(values, name: str, *, ndim: tuple[int, ...]) -> np.ndarray:
+    """Convert ``values`` to a finite float array with one of the given ranks."""
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must hold numbers, got {_describe(np.asarray(values, dtype=object))}") from None
+    if array.ndim not in ndim:
+        want = " or ".join(f"{d}-D" for d in ndim)
+        raise ValueError(f"{name} must be {want}, got an array of shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty: expected at least one value")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite (no NaN or inf), got {_describe(array)}")
+    return array
+
+
+def as_distribution(values, name: str, *, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    """Return counts or probabilities as probabilities that sum to 1.
+
+    The rule: if every entry is a whole number, ``values`` are counts and are
+    divided by their total; otherwise they must already be probabilities, i.e.
+    sum to 1 (within ``SUM_TOLERANCE``).  Negative entries, an all-zero input,
+    NaN, inf and empty input raise ``ValueError``.
+    """
+    array = as_float_array(values, name, ndim=ndim)
+    if np.any(array < 0):
+        raise ValueError(f"{name} must be non-negative counts or probabilities, got {_describe(array)}")
+    total = array.sum()
+    if total == 0:
+        raise ValueError(f"{name} sums to 0: expected at least one positive count or probability")
+    whole = np.all(array == np.round(array))
+    if not whole and abs(total - 1.0) > SUM_TOLERANCE:
+        raise ValueError(
+            f"{name} must be whole-number counts or probabilities that sum to 1; "
+            f"got non-integer values summing to {total:.12g}"
+        )
+    return array / total
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Return sample weights of shape (n_samples,), all ones when ``None``."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    weight = as_float_array(sample_weight, "sample_weight", ndim=(1,))
+    if weight.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight has {weight.shape[0]} entries but there are {n_samples} samples"
+        )
+    if np.any(weight < 0):
+        raise ValueError(f"sample_weight must be non-negative, got {_describe(weight)}")
+    if weight.sum() <= 0:
+        raise ValueError("sample_weight sums to 0: at least one sample needs a positive weight")
+    return weight
+
+
+def as_labels(values, name: str) -> np.ndarray:
+    """Return a 1-D column of labels (any hashable values, no missing ones)."""
+    if isinstance(values, (pd.Series, pd.Index)):
+        array = values.to_numpy()
+    else:
+        array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got an array of shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty: expected at least one value")
+    missing = pd.isna(array)
+    if np.any(missing):
+        first = int(np.flatnonzero(missing)[0])
+        raise ValueError(
+            f"{name} has {int(missing.sum())} missing value(s) (first at position {first}); "
+            "these measures need complete columns"
+        )
+    return array
+
+
+def encode(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes and the distinct values, sorted when the values can be sorted.
+
+    Sorting makes every output independent of row order; values of mixed,
+    unorderable types keep their order of first appearance.
+    """
+    try:
+        codes, uniques = pd.factorize(values, sort=True)
+    except TypeError:
+        codes, uniques = pd.factorize(values, sort=False)
+    return codes.astype(np.intp), np.asarray(uniques)

@@ -1,0 +1,236 @@
+"""Text and Graphviz renderings of a fitted tree.
+
+``export_text`` prints the tree as indented rules in scikit-learn's layout;
+``export_graphviz`` returns DOT source for Graphviz's ``dot`` (render it with
+the ``graphviz`` package or the ``dot`` command).  Neither needs Graphviz
+installed to produce its text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dtree._base import check_is_fitted
+from dtree.tree import Node, iter_nodes
+
+__all__ = ["export_text", "export_graphviz"]
+
+# Colour-blind-safe palette (Okabe & Ito, 2008), one colour per class.
+_PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+            "#999999"]
+
+
+def _names(estimator, feature_names, class_names):
+    check_is_fitted(estimator, "root_")
+    n_features = estimator.n_features_in_
+    if feature_names is None:
+        feature_names = getattr(estimator, "feature_names_in_", None)
+    if feature_names is None:
+        feature_names = [f"feature_{j}" for j in range(n_features)]
+    feature_names = [str(name) for name in feature_names]
+    if len(feature_names) != n_features:
+        raise ValueError(
+            f"feature_names must have {n_features} entries (one per feature), got {len(feature_names)}"
+        )
+    if class_names is None:
+        class_names = estimator.classes_
+    class_names = [str(name) for name in class_names]
+    if len(class_names) != estimator.n_classes_:
+        raise ValueError(
+            f"class_names must have {estimator.n_classes_} entries (one per class), "
+            f"got {len(class_names)}"
+        )
+    return feature_names, class_names
+
+
+def _edge_texts(node: Node, feature_names) -> list[str]:
+    """The condition on each edge out of ``node``, e.g. ``outlook = sunny``."""
+    name = feature_names[node.feature]
+    return [f"{name} = {category}" for category in node.categories]
+
+
+def _majority(node: Node, class_names) -> str:
+    return class_names[int(np.argmax(node.value))]
+
+
+def _format_value(value: np.ndarray, decimals: int) -> str:
+    if np.all(value == np.round(value)):
+        return "[" + ", ".join(str(int(v)) for v in value) + "]"
+    return "[" + ", ".join(f"{v:.{decimals}f}" for v in value) + "]"
+
+
+def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10,
+                decimals=2, show_weights=False) -> str:
+    """The fitted tree as indented if/else text, one line per edge and leaf.
+
+    Parameters
+    ----------
+    estimator : fitted ID3Classifier
+        The tree to print.
+    feature_names : sequence of str of length n_features, default=None
+        Names of the features; defaults to ``feature_names_in_`` if the
+        estimator has it, else ``feature_0``, ``feature_1``, ...
+    class_names : sequence of str of length n_classes, default=None
+        Names of the classes, in the order of ``classes_``; defaults to
+        ``classes_``.
+    max_depth : int, default=10
+        Deeper subtrees are abbreviated as ``truncated branch of depth d``.
+    decimals : int, default=2
+        Decimals of non-integer class weights.
+    show_weights : bool, default=False
+        If True, each leaf also shows its (weighted) class counts.
+
+    Returns
+    -------
+    str
+        The rendering, one line per edge and per leaf, ending in a newline.
+
+    Raises
+    ------
+    NotFittedError
+        If the estimator is not fitted.
+    ValueError
+        If ``feature_names`` or ``class_names`` has the wrong length.
+
+    Examples
+    --------
+    >>> from dtree import ID3Classifier, export_text
+    >>> from dtree.datasets import load_animals
+    >>> animals = load_animals()
+    >>> tree = ID3Classifier().fit(animals.drop(columns="animal"), animals["animal"])
+    >>> print(export_text(tree), end="")
+    |--- has_feathers = no
+    |   |--- has_fins = no
+    |   |   |--- class: bear
+    |   |--- has_fins = yes
+    |   |   |--- class: dolphin
+    |--- has_feathers = yes
+    |   |--- can_fly = no
+    |   |   |--- class: penguin
+    |   |--- can_fly = yes
+    |   |   |--- class: hawk
+    """
+    feature_names, class_names = _names(estimator, feature_names, class_names)
+    lines: list[str] = []
+
+    def leaf_text(node: Node) -> str:
+        text = f"class: {_majority(node, class_names)}"
+        if show_weights:
+            text = f"weights: {_format_value(node.value, decimals)} {text}"
+        return text
+
+    def walk(node: Node, depth: int) -> None:
+        indent = "|   " * depth + "|--- "
+        if node.is_leaf:
+            lines.append(indent + leaf_text(node))
+            return
+        if depth >= max_depth:
+            subtree_depth = max(n.depth for n in iter_nodes(node)) - node.depth
+            lines.append(indent + f"truncated branch of depth {subtree_depth}")
+            return
+        for text, child in zip(_edge_texts(node, feature_names), node.children):
+            lines.append(indent + text)
+            walk(child, depth + 1)
+
+    if estimator.root_.is_leaf:
+        lines.append("|--- " + leaf_text(estimator.root_))
+    else:
+        walk(estimator.root_, 0)
+    return "\n".join(lines) + "\n"
+
+
+def _dot_escape(text: str) -> str:
+    """Escape text for a double-quoted DOT string (``"`` and ``\\``; ``\\n`` breaks lines)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _fill_colour(node: Node) -> str:
+    """Class colour, more opaque the purer the node (white when uniform)."""
+    proba = node.proba
+    k = proba.size
+    purity = 0.0 if k == 1 else (proba.max() - 1.0 / k) / (1.0 - 1.0 / k)
+    alpha = int(round(255 * max(0.0, min(1.0, purity))))
+    return f"{_PALETTE[int(np.argmax(proba)) % len(_PALETTE)]}{alpha:02x}"
+
+
+def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity=True,
+                    filled=True, rounded=True, precision=3) -> str:
+    """DOT source drawing the fitted tree, for Graphviz's ``dot``.
+
+    Internal nodes show the tested feature; edges show its categories;
+    every node shows its impurity, sample count, class counts and majority
+    class.  Labels are escaped, so feature and class names may contain
+    quotes, backslashes, ``<``, ``>`` or ``&``.
+
+    Parameters
+    ----------
+    estimator : fitted ID3Classifier
+        The tree to draw.
+    feature_names : sequence of str of length n_features, default=None
+        As in :func:`export_text`.
+    class_names : sequence of str of length n_classes, default=None
+        As in :func:`export_text`.
+    impurity : bool, default=True
+        Show each node's impurity (entropy in bits for ID3).
+    filled : bool, default=True
+        Colour nodes by majority class, stronger the purer the node.
+    rounded : bool, default=True
+        Rounded boxes in Helvetica.
+    precision : int, default=3
+        Decimals of impurities.
+
+    Returns
+    -------
+    str
+        DOT source (``digraph Tree { ... }``).
+
+    Raises
+    ------
+    NotFittedError
+        If the estimator is not fitted.
+    ValueError
+        If ``feature_names`` or ``class_names`` has the wrong length.
+
+    Examples
+    --------
+    >>> from dtree import ID3Classifier, export_graphviz
+    >>> from dtree.datasets import load_animals
+    >>> animals = load_animals()
+    >>> tree = ID3Classifier().fit(animals.drop(columns="animal"), animals["animal"])
+    >>> dot = export_graphviz(tree)
+    >>> dot.splitlines()[0], dot.count("->")
+    ('digraph Tree {', 6)
+
+    Render it with ``graphviz.Source(dot)`` or ``dot -Tpng tree.dot -o tree.png``.
+    """
+    feature_names, class_names = _names(estimator, feature_names, class_names)
+    style = ["filled"] if filled else []
+    if rounded:
+        style.append("rounded")
+    node_attrs = ['shape=box']
+    if style:
+        node_attrs.append(f'style="{", ".join(style)}"')
+    if rounded:
+        node_attrs.append('fontname="helvetica"')
+    lines = ["digraph Tree {", f"node [{', '.join(node_attrs)}] ;"]
+    if rounded:
+        lines.append('edge [fontname="helvetica"] ;')
+    criterion = getattr(estimator, "_impurity_name", "impurity")
+    for node in iter_nodes(estimator.root_):
+        parts = [] if node.is_leaf else [feature_names[node.feature] + "?"]
+        if impurity:
+            parts.append(f"{criterion} = {node.impurity:.{precision}f}")
+        parts.append(f"samples = {node.n_samples}")
+        parts.append(f"value = {_format_value(node.value, precision)}")
+        parts.append(f"class = {_majority(node, class_names)}")
+        label = "\\n".join(_dot_escape(p) for p in parts)
+        attrs = f'label="{label}"'
+        if filled:
+            attrs += f', fillcolor="{_fill_colour(node)}"'
+        lines.append(f"{node.node_id} [{attrs}] ;")
+        if not node.is_leaf:
+            for category, child in zip(node.categories, node.children):
+                edge = _dot_escape(str(category))
+                lines.append(f'{node.node_id} -> {child.node_id} [label="{edge}"] ;')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
