@@ -243,7 +243,8 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
         ValueError
             As for :meth:`predict_proba`.
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     # -- inspection ----------------------------------------------------------
 

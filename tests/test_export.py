@@ -1,0 +1,90 @@
+"""export_text and export_graphviz: exact layout, escaping, rendering by Graphviz's dot."""
+
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+
+from dtree import ID3Classifier, NotFittedError, export_graphviz, export_text
+from dtree.datasets import load_weather
+
+
+@pytest.fixture
+def weather_tree():
+    weather = load_weather()
+    return ID3Classifier().fit(weather.drop(columns="play"), weather["play"])
+
+
+def test_export_text_of_the_weather_tree(weather_tree):
+    assert export_text(weather_tree) == (
+        "|--- outlook = overcast\n"
+        "|   |--- class: yes\n"
+        "|--- outlook = rainy\n"
+        "|   |--- windy = False\n"
+        "|   |   |--- class: yes\n"
+        "|   |--- windy = True\n"
+        "|   |   |--- class: no\n"
+        "|--- outlook = sunny\n"
+        "|   |--- humidity = high\n"
+        "|   |   |--- class: no\n"
+        "|   |--- humidity = normal\n"
+        "|   |   |--- class: yes\n"
+    )
+
+
+def test_export_text_options(weather_tree):
+    text = export_text(weather_tree, show_weights=True, max_depth=1,
+                       class_names=["stay in", "play"])
+    assert "|--- outlook = overcast\n|   |--- weights: [0, 4] class: play\n" in text
+    assert "|   |--- truncated branch of depth 1\n" in text
+    with pytest.raises(ValueError, match="class_names must have 2 entries"):
+        export_text(weather_tree, class_names=["a"])
+    with pytest.raises(ValueError, match="feature_names must have 4 entries"):
+        export_text(weather_tree, feature_names=["a", "b"])
+
+
+def test_single_leaf():
+    tree = ID3Classifier().fit([["a"]], ["yes"])
+    assert export_text(tree) == "|--- class: yes\n"
+    assert export_graphviz(tree).count("->") == 0
+
+
+def test_not_fitted():
+    with pytest.raises(NotFittedError):
+        export_text(ID3Classifier())
+    with pytest.raises(NotFittedError):
+        export_graphviz(ID3Classifier())
+
+
+def test_graphviz_structure(weather_tree):
+    dot = export_graphviz(weather_tree, filled=False)
+    assert dot.startswith("digraph Tree {\n")
+    assert dot.rstrip().endswith("}")
+    assert dot.count("->") == 7
+    assert '0 [label="outlook?\\nentropy = 0.940\\nsamples = 14\\nvalue = [5, 9]\\nclass = yes"] ;' in dot
+    assert '0 -> 1 [label="overcast"] ;' in dot
+
+
+NASTY = 'say "hi" <b> & \\ back'
+
+
+def nasty_tree():
+    X = pd.DataFrame({NASTY: ["a<", "b&"], "x": ["1", "2"]})
+    return ID3Classifier().fit(X, ['class "A" <&>', "B"])
+
+
+def test_graphviz_labels_are_escaped():
+    dot = export_graphviz(nasty_tree())
+    assert 'say \\"hi\\" <b> & \\\\ back?' in dot
+    assert 'class = class \\"A\\" <&>' in dot
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+def test_dot_renders_escaped_labels():
+    result = subprocess.run(["dot", "-Tsvg"], input=export_graphviz(nasty_tree()),
+                            capture_output=True, text=True, check=True)
+    assert result.stderr == ""
+    svg = result.stdout
+    assert "say &quot;hi&quot; &lt;b&gt; &amp; \\ back?" in svg
+    assert "class = class &quot;A&quot; &lt;&amp;&gt;" in svg
