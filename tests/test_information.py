@@ -306,3 +306,56 @@ def test_inputs_are_not_modified():
     np.testing.assert_array_equal(counts, [3, 1])
     np.testing.assert_array_equal(table, [[3, 2], [0, 4]])
     assert y.tolist() == ["a", "b", "a"]
+
+
+# --------------------------------------------------------------------------
+# Regression impurities and missing values
+# --------------------------------------------------------------------------
+
+from dtree.information import (  # noqa: E402
+    absolute_error,
+    gain_with_missing_values,
+    squared_error,
+    weighted_median,
+)
+
+targets = arrays(np.float64, st.integers(1, 30),
+                 elements=st.floats(-100, 100, allow_nan=False).map(lambda v: round(v, 2)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(targets, st.data())
+def test_regression_impurities_match_scikit_learn_root(y, data):
+    """The root impurity and value of scikit-learn's regressors (oracle)."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    weight = np.array(data.draw(st.lists(st.integers(1, 5), min_size=y.size, max_size=y.size)),
+                      dtype=float)
+    X = np.zeros((y.size, 1))
+    for criterion, impurity, centre in [("squared_error", squared_error, None),
+                                        ("absolute_error", absolute_error, weighted_median)]:
+        tree = DecisionTreeRegressor(criterion=criterion).fit(X, y, sample_weight=weight)
+        assert impurity(y, sample_weight=weight) == pytest.approx(
+            tree.tree_.impurity[0], rel=1e-9, abs=1e-9)
+        if centre is not None:
+            assert centre(y, sample_weight=weight) == pytest.approx(tree.tree_.value[0, 0, 0])
+
+
+def test_regression_impurity_values():
+    assert squared_error([1, 2, 3, 10]) == pytest.approx(np.var([1, 2, 3, 10]))
+    assert weighted_median([3, 1, 2]) == 2.0
+    assert weighted_median([1, 2, 3, 10]) == np.median([1, 2, 3, 10])
+    assert absolute_error([1, 2, 3, 10]) == pytest.approx(np.mean(np.abs(np.array([1, 2, 3, 10]) - 2.5)))
+    with pytest.raises(ValueError, match="y must be finite"):
+        squared_error([1.0, np.nan])
+
+
+def test_gain_with_missing_values():
+    weather = load_weather()
+    outlook = weather["outlook"].mask(weather.index == 12)
+    known = outlook.notna()
+    expected = 13 / 14 * information_gain_from_labels(outlook[known], weather["play"][known])
+    assert gain_with_missing_values(outlook, weather["play"]) == pytest.approx(expected)
+    assert gain_with_missing_values(weather["outlook"], weather["play"]) == pytest.approx(
+        information_gain_from_labels(weather["outlook"], weather["play"]))
+    assert gain_with_missing_values([None, None], ["a", "b"]) == 0.0
