@@ -6,6 +6,7 @@ estimators at the top level, and text / Graphviz renderings in
 :mod:`dtree.export`.  ``import dtree`` pulls in only NumPy and pandas.
 """
 
+from dtree.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from dtree.exceptions import InvalidParameterError, NotFittedError
 from dtree.export import export_graphviz, export_text
 from dtree.id3 import ID3Classifier
@@ -14,6 +15,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ID3Classifier",
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
     "export_text",
     "export_graphviz",
     "NotFittedError",

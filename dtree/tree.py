@@ -85,3 +85,148 @@ def iter_nodes(root: Node) -> Iterator[Node]:
         node = stack.pop()
         yield node
         stack.extend(reversed(node.children))
+
+
+class TreeArrays:
+    """Read-only arrays of a fitted binary tree, named as in scikit-learn's ``Tree``.
+
+    Code written against ``estimator.tree_`` of a scikit-learn tree reads the
+    same attributes here.  Node ``i`` tests ``X[:, feature[i]] <= threshold[i]``
+    and sends the sample to ``children_left[i]`` if true, else to
+    ``children_right[i]``; a sample whose value is missing (NaN) goes left if
+    ``missing_go_to_left[i]``.  Leaves have ``children_left == children_right
+    == -1``, ``feature == -2`` and ``threshold == -2.0``.
+
+    Attributes
+    ----------
+    node_count : int
+        Number of nodes.
+    max_depth : int
+        Depth of the deepest leaf (a single leaf has depth 0).
+    n_leaves : int
+        Number of leaves.
+    n_features : int
+        Number of features seen in ``fit``.
+    n_outputs : int
+        Always 1.
+    n_classes : ndarray of shape (1,)
+        Number of classes (1 for a regression tree).
+    children_left, children_right : ndarray of shape (node_count,), int
+        Child ids, -1 at leaves.
+    feature : ndarray of shape (node_count,), int
+        Tested feature, -2 at leaves.
+    threshold : ndarray of shape (node_count,), float64
+        Threshold of the test, -2.0 at leaves.
+    impurity : ndarray of shape (node_count,), float64
+        Impurity of each node under the fitted criterion.
+    n_node_samples : ndarray of shape (node_count,), int
+        Training samples (of positive weight) reaching each node.
+    weighted_n_node_samples : ndarray of shape (node_count,), float64
+        Their total weight.
+    value : ndarray of shape (node_count, 1, n_classes or 1)
+        Class fractions (classifier) or the prediction (regressor) per node.
+    missing_go_to_left : ndarray of shape (node_count,), bool
+        Where a missing value goes at each split.
+    """
+
+    def __init__(self, *, children_left, children_right, feature, threshold, impurity,
+                 n_node_samples, weighted_n_node_samples, value, missing_go_to_left,
+                 n_features, n_classes):
+        arrays = dict(children_left=children_left, children_right=children_right,
+                      feature=feature, threshold=threshold, impurity=impurity,
+                      n_node_samples=n_node_samples,
+                      weighted_n_node_samples=weighted_n_node_samples, value=value,
+                      missing_go_to_left=missing_go_to_left)
+        for name, array in arrays.items():
+            array = np.array(array)  # a private copy ...
+            array.flags.writeable = False  # ... that nobody can change
+            object.__setattr__(self, name, array)
+        object.__setattr__(self, "node_count", int(self.children_left.size))
+        object.__setattr__(self, "n_features", int(n_features))
+        object.__setattr__(self, "n_outputs", 1)
+        object.__setattr__(self, "n_classes", np.array([n_classes], dtype=np.intp))
+        object.__setattr__(self, "n_leaves", int(np.sum(self.children_left == -1)))
+        object.__setattr__(self, "max_depth", int(self._depths().max()))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"TreeArrays is read-only: cannot set {name!r}")
+
+    def __repr__(self) -> str:
+        return (f"TreeArrays(node_count={self.node_count}, n_leaves={self.n_leaves}, "
+                f"max_depth={self.max_depth})")
+
+    def _depths(self) -> np.ndarray:
+        """Depth of every node (parents always precede children in both numberings)."""
+        depth = np.zeros(self.children_left.size, dtype=np.intp)
+        inner = np.flatnonzero(self.children_left >= 0)
+        for node in inner:  # ids increase from parent to child
+            depth[self.children_left[node]] = depth[node] + 1
+            depth[self.children_right[node]] = depth[node] + 1
+        return depth
+
+    def apply(self, X) -> np.ndarray:
+        """Leaf id reached by each row of ``X`` (float, shape (n_samples, n_features))."""
+        X = np.asarray(X)
+        node = np.zeros(X.shape[0], dtype=np.intp)
+        rows = np.arange(X.shape[0])
+        while rows.size:
+            current = node[rows]
+            inner = self.children_left[current] >= 0
+            rows, current = rows[inner], current[inner]
+            if rows.size == 0:
+                break
+            values = X[rows, self.feature[current]].astype(np.float64)
+            go_left = values <= self.threshold[current]
+            missing = np.isnan(values)
+            go_left[missing] = self.missing_go_to_left[current[missing]]
+            node[rows] = np.where(go_left, self.children_left[current],
+                                  self.children_right[current])
+        return node
+
+    def decision_path(self, X):
+        """Sparse indicator (CSR) of shape (n_samples, node_count) of the nodes each row visits."""
+        from scipy.sparse import csr_matrix
+
+        X = np.asarray(X)
+        n = X.shape[0]
+        visited_rows, visited_nodes = [np.arange(n)], [np.zeros(n, dtype=np.intp)]
+        node = np.zeros(n, dtype=np.intp)
+        rows = np.arange(n)
+        while rows.size:
+            current = node[rows]
+            inner = self.children_left[current] >= 0
+            rows, current = rows[inner], current[inner]
+            if rows.size == 0:
+                break
+            values = X[rows, self.feature[current]].astype(np.float64)
+            go_left = values <= self.threshold[current]
+            missing = np.isnan(values)
+            go_left[missing] = self.missing_go_to_left[current[missing]]
+            node[rows] = np.where(go_left, self.children_left[current],
+                                  self.children_right[current])
+            visited_rows.append(rows)
+            visited_nodes.append(node[rows])
+        r, c = np.concatenate(visited_rows), np.concatenate(visited_nodes)
+        order = np.lexsort((c, r))
+        return csr_matrix((np.ones(r.size, dtype=np.intp), (r[order], c[order])),
+                          shape=(n, self.node_count))
+
+    def compute_feature_importances(self, normalize=True) -> np.ndarray:
+        """Total weighted impurity decrease per feature (Breiman et al. 1984, section 5.3.4).
+
+        For every split node :math:`t` on feature :math:`j`, adds
+        :math:`W_t i(t) - W_L i(L) - W_R i(R)` to feature :math:`j`, divides by
+        the root weight and, if ``normalize``, by the sum over features (all
+        zeros stay zeros).
+        """
+        inner = np.flatnonzero(self.children_left >= 0)
+        w, imp = self.weighted_n_node_samples, self.impurity
+        left, right = self.children_left[inner], self.children_right[inner]
+        decrease = w[inner] * imp[inner] - w[left] * imp[left] - w[right] * imp[right]
+        importances = np.bincount(self.feature[inner], weights=decrease,
+                                  minlength=self.n_features) / w[0]
+        if normalize:
+            total = importances.sum()
+            if total > 0:
+                importances = importances / total
+        return importances

@@ -1,0 +1,619 @@
+"""CART: binary decision trees for classification and regression.
+
+``DecisionTreeClassifier`` and ``DecisionTreeRegressor`` take scikit-learn's
+parameters with scikit-learn's meaning, and grow the same tree wherever the
+best split is unique (the tests check this against scikit-learn).  The
+algorithm is written from Breiman et al. (1984): it searches every feature and
+every threshold with the sorted sweep of :mod:`dtree.splitting`, grows the
+tree with :mod:`dtree.growth`, and prunes it with :mod:`dtree.pruning`.
+
+Like scikit-learn, the features are stored as float32 (so a float64 value and
+its float32 rounding are one value); thresholds are float64 midpoints and are
+compared in float64.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from dtree._base import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_float_param,
+    check_int_param,
+    check_is_fitted,
+    feature_names_of,
+)
+from dtree._validation import check_sample_weight, encode
+from dtree.criteria import get_criterion
+from dtree.exceptions import InvalidParameterError
+from dtree.growth import GrowthParams, grow_best_first, grow_depth_first
+from dtree.pruning import cost_complexity_path, prune_to_alpha
+from dtree.tree import TreeArrays
+
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
+
+
+def _check_numeric_X(X, *, name="X") -> np.ndarray:
+    """``X`` as a float32 array of shape (n_samples, n_features); strings, inf and NaN rejected."""
+    if isinstance(X, pd.DataFrame):
+        non_numeric = [c for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t)
+                                                            or pd.api.types.is_bool_dtype(t))]
+        if non_numeric:
+            raise TypeError(
+                f"{name} must be numeric; column(s) {non_numeric[:5]} are not "
+                "(encode categories as numbers, or use ID3Classifier / C45Classifier)"
+            )
+        array = X.to_numpy(dtype=np.float64)
+    else:
+        array = np.asarray(X)
+        if array.dtype.kind in "OUS":
+            try:
+                array = array.astype(np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(f"{name} must be numeric, got values such as {array.flat[0]!r}") from None
+        elif array.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
+    if array.ndim != 2:
+        if array.ndim == 1:
+            raise ValueError(
+                f"{name} must be 2-D of shape (n_samples, n_features), got a 1-D array; "
+                "reshape a single feature with X.reshape(-1, 1) or a single sample with X.reshape(1, -1)"
+            )
+        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got shape {array.shape}")
+    if array.shape[0] == 0 or array.shape[1] == 0:
+        raise ValueError(f"{name} is empty: got shape {array.shape}, expected at least one sample and one feature")
+    X32 = np.asarray(array, dtype=np.float32)
+    finite64 = np.isfinite(array.astype(np.float64, copy=False))
+    if not finite64.all():
+        bad = array[~finite64]
+        kind = "NaN" if np.isnan(bad).all() else "infinite or too large values"
+        raise ValueError(f"{name} contains {kind}; finite numbers are required")
+    if not np.isfinite(X32).all():
+        raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
+    return X32
+
+
+def _max_features(value, n_features):
+    if value is None:
+        return n_features
+    if isinstance(value, str):
+        if value == "sqrt":
+            return max(1, int(np.sqrt(n_features)))
+        if value == "log2":
+            return max(1, int(np.log2(n_features)))
+    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if 1 <= value <= n_features:
+            return int(value)
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if 0.0 < value <= 1.0:
+            return max(1, int(value * n_features))
+    raise InvalidParameterError(
+        "max_features must be None, 'sqrt', 'log2', an int in [1, n_features] or a float in "
+        f"(0, 1], got {value!r} (n_features={n_features})"
+    )
+
+
+class _BaseDecisionTree(BaseEstimator):
+    """Shared fitting and inspection of the two CART estimators."""
+
+    _classification = True
+
+    # -- parameters ------------------------------------------------------------
+
+    def _validated_params(self, n_samples, total_weight):
+        if self.splitter not in ("best", "random"):
+            raise InvalidParameterError(f"splitter must be 'best' or 'random', got {self.splitter!r}")
+        max_depth = check_int_param(self.max_depth, "max_depth", low=1, allow_none=True)
+        mss = self.min_samples_split
+        if isinstance(mss, numbers.Integral) and not isinstance(mss, bool):
+            min_samples_split = check_int_param(mss, "min_samples_split", low=2)
+        elif isinstance(mss, numbers.Real) and not isinstance(mss, bool) and 0.0 < mss <= 1.0:
+            min_samples_split = max(2, int(np.ceil(mss * n_samples)))
+        else:
+            raise InvalidParameterError(
+                f"min_samples_split must be an int >= 2 or a float in (0, 1], got {mss!r}")
+        msl = self.min_samples_leaf
+        if isinstance(msl, numbers.Integral) and not isinstance(msl, bool):
+            min_samples_leaf = check_int_param(msl, "min_samples_leaf", low=1)
+        elif isinstance(msl, numbers.Real) and not isinstance(msl, bool) and 0.0 < msl < 1.0:
+            min_samples_leaf = int(np.ceil(msl * n_samples))
+        else:
+            raise InvalidParameterError(
+                f"min_samples_leaf must be an int >= 1 or a float in (0, 1), got {msl!r}")
+        fraction = check_float_param(self.min_weight_fraction_leaf, "min_weight_fraction_leaf")
+        if fraction > 0.5:
+            raise InvalidParameterError(
+                f"min_weight_fraction_leaf must be in [0, 0.5], got {fraction!r}")
+        max_leaf_nodes = check_int_param(self.max_leaf_nodes, "max_leaf_nodes", low=2,
+                                         allow_none=True)
+        return GrowthParams(
+            max_depth=np.iinfo(np.int32).max if max_depth is None else max_depth,
+            min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
+            min_samples_leaf=min_samples_leaf,
+            min_weight_leaf=fraction * total_weight,
+            min_impurity_decrease=check_float_param(self.min_impurity_decrease,
+                                                    "min_impurity_decrease"),
+            max_leaf_nodes=max_leaf_nodes,
+        )
+
+    # -- fitting -----------------------------------------------------------------
+
+    def _fit(self, X, y, sample_weight):
+        criterion = get_criterion(self.criterion, classification=self._classification)
+        if criterion.name == "absolute_error":
+            raise NotImplementedError("criterion='absolute_error' is not implemented yet")
+        ccp_alpha = check_float_param(self.ccp_alpha, "ccp_alpha")
+        names = feature_names_of(X)
+        X32 = _check_numeric_X(X)
+        n_samples, n_features = X32.shape
+        target = self._encode_target(y, n_samples, criterion)
+        weight = check_sample_weight(sample_weight, n_samples)
+        weight = self._apply_class_weight(weight)
+        if criterion.name == "poisson":
+            if np.any(target < 0) or np.sum(target * weight) <= 0:
+                raise ValueError("criterion='poisson' needs y >= 0 with a positive (weighted) sum")
+        params = self._validated_params(n_samples, weight.sum())
+        max_features = _max_features(self.max_features, n_features)
+        if max_features != n_features or self.splitter != "best":
+            raise NotImplementedError("max_features and splitter='random' are not implemented yet")
+
+        self.n_features_in_ = n_features
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+        # Samples of zero weight take no part in growing the tree.
+        keep = weight > 0
+        Xt = np.ascontiguousarray(X32[keep].T)
+        stats = criterion.sample_stats(target[keep], weight[keep], getattr(self, "n_classes_", None))
+        grow = grow_depth_first if params.max_leaf_nodes is None else grow_best_first
+        grown = grow(Xt, stats, criterion, params)
+        arrays = self._tree_arrays(grown, criterion, n_features)
+        if ccp_alpha > 0:
+            arrays = prune_to_alpha(arrays, ccp_alpha)
+        self.tree_ = arrays
+        self.max_features_ = max_features
+        return self
+
+    def _tree_arrays(self, grown, criterion, n_features):
+        weights = (grown.stats.sum(axis=1) if criterion.is_classification
+                   else grown.stats[:, 0])
+        if criterion.is_classification:
+            value = grown.stats / weights[:, None]
+        else:
+            value = criterion.value(grown.stats)
+        left, right = grown.children_left, grown.children_right
+        n_left = np.where(left >= 0, grown.n_node_samples[np.maximum(left, 0)], 0)
+        n_right = np.where(right >= 0, grown.n_node_samples[np.maximum(right, 0)], 0)
+        return TreeArrays(
+            children_left=left, children_right=right, feature=grown.feature,
+            threshold=grown.threshold, impurity=grown.impurity,
+            n_node_samples=grown.n_node_samples, weighted_n_node_samples=weights,
+            value=value[:, None, :],
+            # No missing values in training: a missing value goes to the larger child.
+            missing_go_to_left=(left >= 0) & (n_left > n_right),
+            n_features=n_features,
+            n_classes=getattr(self, "n_classes_", 1),
+        )
+
+    # -- prediction -----------------------------------------------------------------
+
+    def _check_predict_X(self, X):
+        check_is_fitted(self, "tree_")
+        names = feature_names_of(X)
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if names is not None and fitted_names is not None and list(names) != list(fitted_names):
+            raise ValueError(
+                f"The feature names of X {list(names)} differ from those seen in fit "
+                f"{list(fitted_names)} (names and order must match)")
+        if isinstance(X, pd.DataFrame):
+            array = X.to_numpy(dtype=np.float64)
+        else:
+            array = np.asarray(X)
+            if array.dtype.kind not in "biuf":
+                try:
+                    array = array.astype(np.float64)
+                except (TypeError, ValueError):
+                    raise TypeError("X must be numeric") from None
+        if array.ndim != 2:
+            raise ValueError(f"X must be 2-D of shape (n_samples, n_features), got shape {array.shape}")
+        if array.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {array.shape[1]} features, but {type(self).__name__} was fitted with "
+                f"{self.n_features_in_} features")
+        if np.isinf(array).any():
+            raise ValueError("X contains infinite values")
+        return array.astype(np.float32)
+
+    def apply(self, X):
+        """Index of the leaf that each sample reaches.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Numeric samples; NaN goes the way ``tree_.missing_go_to_left`` says.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Node ids (into the arrays of ``tree_``).
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            If ``X`` has the wrong number of features or other names than in fit.
+        """
+        return self.tree_.apply(self._check_predict_X(X))
+
+    def decision_path(self, X):
+        """Nodes visited by each sample, as a sparse CSR indicator matrix.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Numeric samples.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, node_count)
+            Entry ``[i, j]`` is 1 if sample ``i`` passes through node ``j``.
+        """
+        return self.tree_.decision_path(self._check_predict_X(X))
+
+    def get_depth(self) -> int:
+        """Depth of the tree (a single leaf has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total weighted impurity decrease per feature, of shape (n_features,).
+
+        The sum, over the splits on a feature, of :math:`W_t i(t) - W_L i(L) - W_R
+        i(R)`, divided by the total over all features (Breiman et al. 1984,
+        section 5.3.4; scikit-learn's "mean decrease in impurity").  All zeros
+        for a tree with no split.
+        """
+        check_is_fitted(self, "tree_")
+        return self.tree_.compute_feature_importances()
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """Effective alphas and total leaf impurities of weakest-link pruning.
+
+        Grows the tree on ``(X, y)`` with the estimator's parameters (but
+        ``ccp_alpha=0``) and prunes it one weakest link at a time (Breiman et
+        al. 1984, section 3.3): each step removes the subtree :math:`T_t` of
+        smallest :math:`g(t) = (R(t) - R(T_t)) / (|T_t| - 1)`, where :math:`R`
+        is the weighted impurity :math:`W_t / W \\cdot i(t)` summed over leaves.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Training samples.
+        y : array_like of shape (n_samples,)
+            Targets.
+        sample_weight : array_like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        dict
+            ``ccp_alphas`` (increasing effective alphas, starting at 0) and
+            ``impurities`` (total leaf impurity of the pruned tree after each
+            step), both ndarrays of the same length.
+        """
+        grown = self.__class__(**{**self.get_params(), "ccp_alpha": 0.0})
+        grown.fit(X, y, sample_weight=sample_weight)
+        alphas, impurities = cost_complexity_path(grown.tree_)
+        return {"ccp_alphas": alphas, "impurities": impurities}
+
+
+_SHARED_PARAMETERS = """
+    splitter : {"best", "random"}, default="best"
+        "best" scores every threshold of every feature; "random" draws one
+        threshold per feature uniformly between the node's minimum and maximum.
+    max_depth : int or None, default=None
+        Maximum depth (the root has depth 0); ``None`` grows until the leaves
+        are pure or another rule stops them.
+    min_samples_split : int or float, default=2
+        Minimum samples a node needs to be split (a float is a fraction of
+        ``n_samples``, rounded up).
+    min_samples_leaf : int or float, default=1
+        Minimum samples in each child of a split (a float is a fraction of
+        ``n_samples``, rounded up).
+    min_weight_fraction_leaf : float, default=0.0
+        Minimum fraction of the total sample weight in each child.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Number of features drawn at random at each node to search (the draw
+        skips features that are constant in the node).
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the feature draws and random thresholds.  With ``None`` and
+        ``max_features=None`` the tree is fully deterministic: ties between
+        equally good splits go to the lowest feature index, then the lowest
+        threshold.
+    max_leaf_nodes : int or None, default=None
+        If set, grow best-first: repeatedly split the leaf whose split has the
+        largest weighted impurity decrease, until there are this many leaves.
+    min_impurity_decrease : float, default=0.0
+        Split a node only if its weighted impurity decrease
+        :math:`\\frac{W_t}{W}(i(t) - \\frac{W_L}{W_t} i(L) - \\frac{W_R}{W_t} i(R))`
+        is at least this.
+    ccp_alpha : float, default=0.0
+        Complexity parameter of minimal cost-complexity pruning: after
+        growing, prune every weakest link whose effective alpha is at most
+        ``ccp_alpha``."""
+
+
+class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
+    __doc__ = """CART classification tree (Breiman et al. 1984), scikit-learn's API.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss"}, default="gini"
+        Impurity: Gini impurity, or Shannon entropy in bits ("log_loss" is
+        the same as "entropy")."""  + _SHARED_PARAMETERS + """
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each sample's weight by the weight of its class;
+        "balanced" uses ``n_samples / (n_classes * count(class))``.
+
+    Attributes
+    ----------
+    tree_ : TreeArrays
+        The fitted tree as read-only arrays with scikit-learn's names.
+    classes_ : ndarray of shape (n_classes,)
+        Sorted class labels.
+    n_classes_ : int
+        Number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when ``X`` was a DataFrame with string column names.
+    max_features_ : int
+        Number of features searched per node.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Normalised impurity decrease per feature.
+
+    References
+    ----------
+    L. Breiman, J. H. Friedman, R. A. Olshen and C. J. Stone, *Classification
+    and Regression Trees*, Wadsworth 1984, chapters 2-4.
+
+    Examples
+    --------
+    >>> from dtree import DecisionTreeClassifier
+    >>> from dtree.datasets import load_iris
+    >>> iris = load_iris()
+    >>> X, y = iris.drop(columns="species"), iris["species"]
+    >>> tree = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    >>> tree.tree_.feature[0], float(tree.tree_.threshold[0])
+    (np.int64(2), 2.449999988079071)
+    >>> tree.predict(X.iloc[[0, 50, 100]]).tolist()
+    ['setosa', 'versicolor', 'virginica']
+    """
+
+    def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=None, random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+
+    def _encode_target(self, y, n_samples, criterion):
+        array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+        if array.ndim == 2 and array.shape[1] == 1:
+            array = array.ravel()
+        if array.ndim != 1:
+            raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {array.shape}")
+        if array.shape[0] != n_samples:
+            raise ValueError(f"X has {n_samples} samples but y has {array.shape[0]}")
+        if np.any(pd.isna(array)):
+            raise ValueError("y has missing values; every sample needs a class label")
+        codes, self.classes_ = encode(array)
+        self.n_classes_ = len(self.classes_)
+        self._y_codes = codes
+        return codes
+
+    def _apply_class_weight(self, weight):
+        class_weight = self.class_weight
+        if class_weight is None:
+            return weight
+        codes = self._y_codes
+        if isinstance(class_weight, str) and class_weight == "balanced":
+            counts = np.bincount(codes, minlength=self.n_classes_)
+            per_class = codes.size / (self.n_classes_ * counts)
+        elif isinstance(class_weight, dict):
+            unknown = [k for k in class_weight if k not in set(self.classes_.tolist())]
+            if unknown:
+                raise ValueError(f"class_weight has labels {unknown} that are not in y "
+                                 f"(classes are {self.classes_.tolist()})")
+            per_class = np.array([float(class_weight.get(c, 1.0)) for c in self.classes_.tolist()])
+            if np.any(per_class < 0) or not np.all(np.isfinite(per_class)):
+                raise ValueError("class_weight values must be finite and non-negative")
+        else:
+            raise InvalidParameterError(
+                f"class_weight must be None, 'balanced' or a dict {{class: weight}}, got {class_weight!r}")
+        weight = weight * per_class[codes]
+        if weight.sum() <= 0:
+            raise ValueError("sample_weight times class_weight sums to 0")
+        return weight
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Numeric features (stored as float32); not modified.
+        y : array_like of shape (n_samples,)
+            Class labels.
+        sample_weight : array_like of shape (n_samples,), default=None
+            Non-negative weights; samples of weight 0 are ignored.
+
+        Returns
+        -------
+        self : DecisionTreeClassifier
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            For a non-2-D, empty or non-finite ``X``, a ``y`` of the wrong
+            length or with missing labels, invalid weights, or (as
+            ``InvalidParameterError``) an invalid parameter.
+        TypeError
+            For non-numeric ``X``.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def predict_proba(self, X):
+        """Class fractions of the leaf each sample reaches, of shape (n_samples, n_classes).
+
+        Columns follow ``classes_``; rows sum to 1.
+        """
+        leaves = self.apply(X)
+        return np.array(self.tree_.value[leaves, 0, :])
+
+    def predict_log_proba(self, X):
+        """Natural logarithm of :meth:`predict_proba` (``-inf`` for zero fractions)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Majority class of the leaf each sample reaches (ties: first in ``classes_``)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class DecisionTreeRegressor(_BaseDecisionTree):
+    __doc__ = """CART regression tree (Breiman et al. 1984, chapter 8), scikit-learn's API.
+
+    Parameters
+    ----------
+    criterion : {"squared_error", "absolute_error", "poisson"}, default="squared_error"
+        Impurity: weighted variance (leaf value: the mean), mean absolute
+        deviation (leaf value: the weighted median), or half Poisson deviance
+        (leaf value: the mean; needs ``y >= 0``)."""  + _SHARED_PARAMETERS + """
+
+    Attributes
+    ----------
+    tree_ : TreeArrays
+        The fitted tree as read-only arrays with scikit-learn's names.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when ``X`` was a DataFrame with string column names.
+    max_features_ : int
+        Number of features searched per node.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Normalised impurity decrease per feature.
+
+    References
+    ----------
+    Breiman et al. (1984), chapter 8.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtree import DecisionTreeRegressor
+    >>> X = np.arange(8).reshape(-1, 1)
+    >>> y = np.array([1.0, 1.0, 1.0, 1.0, 5.0, 5.0, 5.0, 9.0])
+    >>> tree = DecisionTreeRegressor(max_depth=1).fit(X, y)
+    >>> float(tree.tree_.threshold[0]), tree.predict([[0], [7]]).tolist()
+    (3.5, [1.0, 6.0])
+    """
+
+    _classification = False
+
+    def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=None, random_state=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, ccp_alpha=0.0):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
+
+    def _encode_target(self, y, n_samples, criterion):
+        array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+        if array.ndim == 2 and array.shape[1] == 1:
+            array = array.ravel()
+        if array.ndim != 1:
+            raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {array.shape}")
+        if array.shape[0] != n_samples:
+            raise ValueError(f"X has {n_samples} samples but y has {array.shape[0]}")
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError("y must be numeric for a regression tree") from None
+        if not np.all(np.isfinite(array)):
+            raise ValueError("y must be finite (no NaN or inf)")
+        return array
+
+    def _apply_class_weight(self, weight):
+        return weight
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Numeric features (stored as float32); not modified.
+        y : array_like of shape (n_samples,)
+            Numeric targets.
+        sample_weight : array_like of shape (n_samples,), default=None
+            Non-negative weights; samples of weight 0 are ignored.
+
+        Returns
+        -------
+        self : DecisionTreeRegressor
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As for :meth:`DecisionTreeClassifier.fit`; also for a non-finite
+            ``y``, or a negative ``y`` with ``criterion="poisson"``.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def predict(self, X):
+        """The value (mean or median) of the leaf each sample reaches, of shape (n_samples,)."""
+        leaves = self.apply(X)
+        return np.array(self.tree_.value[leaves, 0, 0])
+
+    def score(self, X, y, sample_weight=None):
+        """Coefficient of determination :math:`R^2` of :meth:`predict` (best 1.0)."""
+        y = np.asarray(y, dtype=np.float64)
+        weight = check_sample_weight(sample_weight, y.shape[0])
+        residual = np.sum(weight * (y - self.predict(X)) ** 2)
+        total = np.sum(weight * (y - np.average(y, weights=weight)) ** 2)
+        return float(1.0 - residual / total) if total > 0 else (1.0 if residual == 0 else 0.0)

@@ -1,0 +1,122 @@
+r"""Minimal cost-complexity (weakest-link) pruning of a binary tree.
+
+The cost-complexity of a tree :math:`T` is
+:math:`R_\alpha(T) = R(T) + \alpha |\tilde T|`, where :math:`R(T)` sums the
+weighted impurity :math:`r(t) = \frac{W_t}{W} i(t)` of its leaves and
+:math:`|\tilde T|` counts them.  Collapsing the branch :math:`T_t` rooted at an
+internal node :math:`t` into a leaf does not increase :math:`R_\alpha` exactly
+when
+
+.. math:: g(t) = \frac{r(t) - R(T_t)}{|\tilde T_t| - 1} \le \alpha .
+
+Weakest-link pruning (Breiman et al. 1984, section 3.3) repeatedly collapses
+the branch of smallest :math:`g(t)` (ties: the smallest node id), recording
+the effective alpha :math:`g(t)` and the new :math:`R(T)` after each step;
+pruning with a given ``ccp_alpha`` stops before the first effective alpha
+that exceeds it.  The pruned tree is renumbered in depth-first pre-order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dtree.tree import TreeArrays
+
+__all__ = ["cost_complexity_path", "prune_to_alpha"]
+
+
+def _weakest_link_sequence(tree: TreeArrays, alpha_limit=np.inf):
+    """Prune step by step; return (alphas, impurities, leaf mask of the final subtree)."""
+    left, right = tree.children_left, tree.children_right
+    n = left.size
+    parent = np.full(n, -1, dtype=np.intp)
+    inner = np.flatnonzero(left >= 0)
+    parent[left[inner]] = inner
+    parent[right[inner]] = inner
+    r_node = tree.weighted_n_node_samples / tree.weighted_n_node_samples[0] * tree.impurity
+    # Bottom-up (children have larger ids than parents): branch cost and leaf count.
+    r_branch = np.where(left < 0, r_node, 0.0)
+    n_leaves = (left < 0).astype(np.intp)
+    for node in inner[::-1]:
+        r_branch[node] = r_branch[left[node]] + r_branch[right[node]]
+        n_leaves[node] = n_leaves[left[node]] + n_leaves[right[node]]
+    candidate = left >= 0
+    is_leaf = left < 0
+    alphas, impurities = [0.0], [r_branch[0]]
+    while candidate[0]:
+        nodes = np.flatnonzero(candidate)
+        g = (r_node[nodes] - r_branch[nodes]) / (n_leaves[nodes] - 1)
+        weakest = nodes[np.argmin(g)]  # first (smallest id) on ties
+        effective_alpha = float(g.min())
+        if effective_alpha > alpha_limit:
+            break
+        # Collapse the branch: its descendants leave the tree.
+        stack = [weakest]
+        while stack:
+            node = stack.pop()
+            candidate[node] = False
+            is_leaf[node] = False
+            if left[node] >= 0:
+                stack.extend((left[node], right[node]))
+        is_leaf[weakest] = True
+        removed_leaves = n_leaves[weakest] - 1
+        r_diff = r_node[weakest] - r_branch[weakest]
+        n_leaves[weakest] = 1
+        r_branch[weakest] = r_node[weakest]
+        node = parent[weakest]
+        while node >= 0:
+            n_leaves[node] -= removed_leaves
+            r_branch[node] += r_diff
+            node = parent[node]
+        alphas.append(effective_alpha)
+        impurities.append(r_branch[0])
+    return np.array(alphas), np.array(impurities), is_leaf
+
+
+def cost_complexity_path(tree: TreeArrays):
+    """Effective alphas and total leaf impurity along the weakest-link sequence.
+
+    Parameters
+    ----------
+    tree : TreeArrays
+        A fitted tree.
+
+    Returns
+    -------
+    ccp_alphas : ndarray of shape (n_steps,)
+        0, then the effective alpha :math:`g(t)` of each pruning step.
+    impurities : ndarray of shape (n_steps,)
+        :math:`R(T)` of the tree before the first step and after each step.
+    """
+    alphas, impurities, _ = _weakest_link_sequence(tree)
+    return alphas, impurities
+
+
+def prune_to_alpha(tree: TreeArrays, ccp_alpha: float) -> TreeArrays:
+    """The subtree left by pruning every weakest link of effective alpha <= ``ccp_alpha``."""
+    _, _, is_leaf = _weakest_link_sequence(tree, alpha_limit=ccp_alpha)
+    left, right = tree.children_left, tree.children_right
+    # Walk the kept tree in pre-order (left first) to renumber it.
+    old_ids, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        old_ids.append(node)
+        if not is_leaf[node]:
+            stack.extend((right[node], left[node]))
+    old_ids = np.array(old_ids)
+    new_id = np.full(left.size, -1, dtype=np.intp)
+    new_id[old_ids] = np.arange(old_ids.size)
+    kept_leaf = is_leaf[old_ids]
+    return TreeArrays(
+        children_left=np.where(kept_leaf, -1, new_id[left[old_ids]]),
+        children_right=np.where(kept_leaf, -1, new_id[right[old_ids]]),
+        feature=np.where(kept_leaf, -2, tree.feature[old_ids]),
+        threshold=np.where(kept_leaf, -2.0, tree.threshold[old_ids]),
+        impurity=tree.impurity[old_ids],
+        n_node_samples=tree.n_node_samples[old_ids],
+        weighted_n_node_samples=tree.weighted_n_node_samples[old_ids],
+        value=tree.value[old_ids],
+        missing_go_to_left=np.where(kept_leaf, False, tree.missing_go_to_left[old_ids]),
+        n_features=tree.n_features,
+        n_classes=int(tree.n_classes[0]),
+    )
