@@ -250,7 +250,8 @@ class _BaseDecisionTree(BaseEstimator):
         ValueError
             If ``X`` has the wrong number of features or other names than in fit.
         """
-        return self.tree_.apply(self._check_predict_X(X))
+        X32 = self._check_predict_X(X)
+        return self.tree_.apply(X32)
 
     def decision_path(self, X):
         """Nodes visited by each sample, as a sparse CSR indicator matrix.
@@ -265,7 +266,8 @@ class _BaseDecisionTree(BaseEstimator):
         scipy.sparse.csr_matrix of shape (n_samples, node_count)
             Entry ``[i, j]`` is 1 if sample ``i`` passes through node ``j``.
         """
-        return self.tree_.decision_path(self._check_predict_X(X))
+        X32 = self._check_predict_X(X)
+        return self.tree_.decision_path(X32)
 
     def get_depth(self) -> int:
         """Depth of the tree (a single leaf has depth 0)."""

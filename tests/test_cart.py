@@ -1,0 +1,167 @@
+"""CART estimators: contract, textbook numbers, properties, bad input."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from dtree import (DecisionTreeClassifier, DecisionTreeRegressor, InvalidParameterError,
+                   NotFittedError)
+from dtree.datasets import load_iris, load_weather
+
+
+def test_weather_gini_index_of_each_outlook_value():
+    # Seed 004 (CART): Gini index of "outlook == v" vs the rest: 0.394, 0.357, 0.457.
+    weather = load_weather()
+    y = weather["play"]
+    for value, expected in {"sunny": 0.394, "overcast": 0.357, "rainy": 0.457}.items():
+        X = (weather[["outlook"]] == value).astype(int)
+        tree = DecisionTreeClassifier(max_depth=1).fit(X, y)
+        t = tree.tree_
+        left, right = t.children_left[0], t.children_right[0]
+        index = (t.weighted_n_node_samples[left] * t.impurity[left]
+                 + t.weighted_n_node_samples[right] * t.impurity[right]) / 14
+        assert round(index, 3) == expected
+
+
+def test_iris_120_30_split_scores():
+    from sklearn.model_selection import train_test_split
+
+    iris = load_iris()
+    X, y = iris.drop(columns="species"), iris["species"]
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=0)
+    tree = DecisionTreeClassifier(min_samples_leaf=1).fit(X_train, y_train)
+    assert tree.score(X_train, y_train) == 1.0
+    assert tree.score(X_test, y_test) > 0.9
+
+
+def test_estimator_contract():
+    tree = DecisionTreeClassifier(max_depth=3)
+    params = tree.get_params()
+    assert params["max_depth"] == 3 and params["criterion"] == "gini" and len(params) == 12
+    assert tree.set_params(max_depth=2) is tree
+    assert repr(tree) == "DecisionTreeClassifier(max_depth=2)"
+    with pytest.raises(TypeError):
+        DecisionTreeClassifier(3)
+    X, y = np.random.default_rng(0).random((20, 2)), np.arange(20) % 2
+    assert tree.fit(X, y) is tree
+    assert tree.classes_.tolist() == [0, 1] and tree.n_features_in_ == 2
+    with pytest.raises(NotFittedError):
+        DecisionTreeRegressor().predict(X)
+    with pytest.raises(NotFittedError):
+        DecisionTreeClassifier().feature_importances_
+
+
+def test_tree_arrays_are_read_only():
+    X, y = np.random.default_rng(0).random((20, 2)), np.arange(20) % 2
+    t = DecisionTreeClassifier().fit(X, y).tree_
+    with pytest.raises(ValueError):
+        t.threshold[0] = 1.0
+    with pytest.raises(AttributeError):
+        t.node_count = 3
+
+
+def test_single_class_gives_one_leaf():
+    tree = DecisionTreeClassifier().fit([[1.0], [2.0]], ["a", "a"])
+    assert tree.get_n_leaves() == 1 and tree.predict([[5.0]]).tolist() == ["a"]
+    np.testing.assert_array_equal(tree.feature_importances_, [0.0])
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"criterion": "mse"}, "criterion must be one of"),
+    ({"splitter": "worst"}, "splitter must be"),
+    ({"max_depth": 0}, "max_depth must be None or an int >= 1"),
+    ({"min_samples_split": 1}, "min_samples_split must be an int >= 2"),
+    ({"min_samples_leaf": 0}, "min_samples_leaf must be an int >= 1"),
+    ({"min_weight_fraction_leaf": 0.7}, "min_weight_fraction_leaf must be in"),
+    ({"max_leaf_nodes": 1}, "max_leaf_nodes must be None or an int >= 2"),
+    ({"min_impurity_decrease": -1.0}, "min_impurity_decrease must be a finite float"),
+    ({"ccp_alpha": -0.1}, "ccp_alpha must be a finite float"),
+    ({"max_features": 0}, "max_features must be"),
+    ({"class_weight": "even"}, "class_weight must be"),
+])
+def test_invalid_parameters(params, message):
+    X, y = np.random.default_rng(0).random((20, 2)), np.arange(20) % 2
+    with pytest.raises(InvalidParameterError, match=message):
+        DecisionTreeClassifier(**params).fit(X, y)
+
+
+def test_bad_input():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((20, 3)), np.arange(20) % 2
+    tree = DecisionTreeClassifier()
+    with pytest.raises(ValueError, match="got a 1-D array"):
+        tree.fit(X[:, 0], y)
+    with pytest.raises(ValueError, match="X is empty"):
+        tree.fit(np.empty((0, 3)), [])
+    with pytest.raises(ValueError, match="X contains NaN"):
+        tree.fit(np.where(X > 0.9, np.nan, X), y)
+    with pytest.raises(ValueError, match="infinite"):
+        tree.fit(np.where(X > 0.9, np.inf, X), y)
+    with pytest.raises(TypeError, match="X must be numeric"):
+        tree.fit(np.array([["a", "b"]] * 20), y)
+    with pytest.raises(TypeError, match="must be numeric; column"):
+        tree.fit(pd.DataFrame({"a": ["x"] * 20}), y)
+    with pytest.raises(ValueError, match="X has 20 samples but y has 19"):
+        tree.fit(X, y[:-1])
+    with pytest.raises(ValueError, match="sample_weight must be non-negative"):
+        tree.fit(X, y, sample_weight=-np.ones(20))
+    with pytest.raises(ValueError, match="sample_weight sums to 0"):
+        tree.fit(X, y, sample_weight=np.zeros(20))
+    tree.fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features, but DecisionTreeClassifier was fitted with 3"):
+        tree.predict(X[:, :2])
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    named = DecisionTreeClassifier().fit(frame, y)
+    with pytest.raises(ValueError, match="feature names of X"):
+        named.predict(frame[["c", "b", "a"]])
+    with pytest.raises(ValueError, match="y must be finite"):
+        DecisionTreeRegressor().fit(X, np.where(y > 0, np.nan, 1.0))
+    with pytest.raises(ValueError, match="poisson"):
+        DecisionTreeRegressor(criterion="poisson").fit(X, y - 1.0)
+
+
+def test_inputs_are_not_modified():
+    rng = np.random.default_rng(1)
+    X = rng.random((30, 3))
+    y = rng.integers(0, 2, 30)
+    w = rng.random(30)
+    copies = X.copy(), y.copy(), w.copy()
+    DecisionTreeClassifier(class_weight="balanced").fit(X, y, sample_weight=w).predict(X)
+    for original, copy in zip((X, y, w), copies):
+        np.testing.assert_array_equal(original, copy)
+
+
+unique_rows = st.integers(2, 60).flatmap(lambda n: arrays(
+    np.float64, (n, 3), elements=st.integers(-50, 50).map(float), unique=True))
+
+
+@settings(max_examples=50, deadline=None)
+@given(unique_rows, st.data())
+def test_properties(X, data):
+    n = X.shape[0]
+    y = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    tree = DecisionTreeClassifier().fit(X, y)
+    proba = tree.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    # No duplicate rows (unique values in every column): zero training error.
+    assert tree.score(X, y) == 1.0
+    t = tree.tree_
+    leaves = t.children_left < 0
+    assert np.all(t.impurity[~leaves] > 0)  # a pure node is never split
+    importances = tree.feature_importances_
+    assert np.all(importances >= 0)
+    assert importances.sum() == pytest.approx(1.0) or importances.sum() == 0.0
+    # Scaling a feature by a power of two and permuting rows change no prediction.
+    scaled = X * np.array([4.0, 0.5, 1.0])
+    np.testing.assert_array_equal(DecisionTreeClassifier().fit(scaled, y).predict(scaled),
+                                  tree.predict(X))
+    order = np.random.default_rng(0).permutation(n)
+    np.testing.assert_array_equal(DecisionTreeClassifier().fit(X[order], y[order]).predict(X),
+                                  tree.predict(X))
+    # A larger ccp_alpha never gives more leaves.
+    alphas = tree.cost_complexity_pruning_path(X, y)["ccp_alphas"]
+    leaves_at = [DecisionTreeClassifier(ccp_alpha=a).fit(X, y).get_n_leaves() for a in alphas]
+    assert all(b <= a for a, b in zip(leaves_at, leaves_at[1:]))
