@@ -1,0 +1,268 @@
+"""Chapter "Weighted samples and missing values": its theorems as properties of dtree.
+
+Each test names, in its docstring, the label of the statement it checks.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from sklearn.utils.class_weight import compute_sample_weight
+
+from dtree import ID3Classifier
+from dtree.datasets import load_weather
+from dtree.information import (
+    entropy_from_labels,
+    gain_with_missing_values,
+    information_gain,
+    information_gain_from_labels,
+)
+from dtree.tree import iter_nodes
+
+TOL = 1e-12
+
+
+@st.composite
+def labelled_columns(draw, max_values=4, max_classes=4, max_size=25):
+    """A categorical feature column x and class labels y of the same length."""
+    n = draw(st.integers(1, max_size))
+    x = draw(st.lists(st.integers(0, max_values - 1), min_size=n, max_size=n))
+    y = draw(st.lists(st.integers(0, max_classes - 1), min_size=n, max_size=n))
+    return np.array(x), np.array(y)
+
+
+@st.composite
+def columns_with_integer_weights(draw):
+    x, y = draw(labelled_columns())
+    w = draw(st.lists(st.integers(0, 6), min_size=len(x), max_size=len(x)))
+    assume(sum(w) > 0)
+    return x, y, np.array(w)
+
+
+positive_weights = st.floats(0.01, 100.0, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def columns_with_real_weights(draw, allow_zero=True):
+    x, y = draw(labelled_columns())
+    element = st.one_of(st.just(0.0), positive_weights) if allow_zero else positive_weights
+    w = np.array(draw(st.lists(element, min_size=len(x), max_size=len(x))))
+    assume(w.sum() > 0)
+    return x, y, w
+
+
+# --------------------------------------------------------------------------
+# thm-weights-replication
+# --------------------------------------------------------------------------
+
+@settings(max_examples=50, deadline=None)
+@given(columns_with_integer_weights())
+def test_integer_weights_are_replication(data):
+    """thm-weights-replication (1): with whole-number weights, the weighted entropy and
+    gain equal the unweighted ones of the data set with sample i repeated w_i times."""
+    x, y, w = data
+    xr, yr = np.repeat(x, w), np.repeat(y, w)
+    assert abs(information_gain_from_labels(x, y, sample_weight=w)
+               - information_gain_from_labels(xr, yr)) < TOL
+    assert abs(entropy_from_labels(y, sample_weight=w) - entropy_from_labels(yr)) < TOL
+
+
+@settings(max_examples=50, deadline=None)
+@given(columns_with_real_weights(), st.floats(1e-3, 1e3))
+def test_scaling_weights_changes_nothing(data, c):
+    """thm-weights-replication (2): weights c * w give the entropy and gain of w, c > 0."""
+    x, y, w = data
+    assert abs(information_gain_from_labels(x, y, sample_weight=c * w)
+               - information_gain_from_labels(x, y, sample_weight=w)) < TOL
+    assert abs(entropy_from_labels(y, sample_weight=c * w)
+               - entropy_from_labels(y, sample_weight=w)) < TOL
+
+
+def test_weights_matter_when_not_uniform():
+    """thm-weights-replication: non-uniform weights do change the gain (the tests above can fail)."""
+    weather = load_weather()
+    windy_twice = np.where(weather["windy"], 2.0, 1.0)
+    plain = information_gain_from_labels(weather["outlook"], weather["play"])
+    weighted = information_gain_from_labels(weather["outlook"], weather["play"], sample_weight=windy_twice)
+    assert abs(plain - weighted) > 1e-3
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(0.05, 20.0), min_size=14, max_size=14), st.floats(1e-2, 1e2),
+       st.floats(0.0, 0.4))
+def test_id3_tree_is_scale_invariant(weights, c, threshold):
+    """thm-weights-replication (2) and def-weights-relative-gain: ID3 grows the same tree
+    from weights w and c * w, for any min_impurity_decrease."""
+    weather = load_weather()
+    X, y = weather.drop(columns="play"), weather["play"]
+    w = np.array(weights)
+
+    def shape(tree):
+        return [(n.depth, n.feature, n.categories) for n in iter_nodes(tree.root_)]
+
+    first = ID3Classifier(min_impurity_decrease=threshold).fit(X, y, sample_weight=w)
+    scaled = ID3Classifier(min_impurity_decrease=threshold).fit(X, y, sample_weight=c * w)
+    # A threshold within rounding of a relative gain could go either way; skip such draws.
+    relative = [n.weighted_n_samples / first.root_.weighted_n_samples * n.gain
+                for n in iter_nodes(first.root_) if not n.is_leaf] + [
+                n.weighted_n_samples / first.root_.weighted_n_samples * g
+                for n in iter_nodes(first.root_) for g in n.candidate_scores.values()]
+    assume(all(abs(r - threshold) > 1e-9 for r in relative))
+    assert shape(first) == shape(scaled)
+
+
+# --------------------------------------------------------------------------
+# prop-weights-tree-impurity
+# --------------------------------------------------------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(0.0, 10.0), min_size=14, max_size=14))
+def test_relative_gains_add_up_to_the_tree_reduction(weights):
+    """prop-weights-tree-impurity (2): H_w(D) - I(T) = sum of the relative gains W_t/W Gain."""
+    w = np.array(weights)
+    assume(w.sum() > 0.1)
+    weather = load_weather()
+    X, y = weather.drop(columns="play"), weather["play"]
+    tree = ID3Classifier().fit(X, y, sample_weight=w)
+    W = tree.root_.weighted_n_samples
+    nodes = list(iter_nodes(tree.root_))
+    leaf_entropy = sum(n.weighted_n_samples / W * n.impurity for n in nodes if n.is_leaf)
+    relative = sum(n.weighted_n_samples / W * n.gain for n in nodes if not n.is_leaf)
+    assert abs(entropy_from_labels(y, sample_weight=w) - leaf_entropy - relative) < 1e-10
+
+
+# --------------------------------------------------------------------------
+# class_weight arithmetic (prop-weights-balanced)
+# --------------------------------------------------------------------------
+
+@st.composite
+def labels_and_weights(draw):
+    n = draw(st.integers(1, 40))
+    y = np.array(draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)))
+    w = np.array(draw(st.lists(positive_weights, min_size=n, max_size=n)))
+    return y, w
+
+
+@settings(max_examples=50, deadline=None)
+@given(labels_and_weights(), st.data())
+def test_class_weight_dict_multiplies_sample_weights(data, draw):
+    """eq-weights-class-weight: a dict class_weight gives w_i * omega_{y_i}, as scikit-learn computes."""
+    y, w = data
+    omega = {int(k): draw.draw(positive_weights) for k in np.unique(y)}
+    by_hand = w * np.array([omega[int(k)] for k in y])
+    assert np.allclose(by_hand, w * compute_sample_weight(omega, y), rtol=TOL, atol=0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(labels_and_weights())
+def test_balanced_class_weight(data):
+    """prop-weights-balanced: omega_k = n / (K n_k) as in scikit-learn; class totals are
+    (n/K) times the class's mean sample weight, n/K for unit weights (root entropy log2 K)."""
+    y, w = data
+    classes, n_k = np.unique(y, return_counts=True)
+    n, K = len(y), len(classes)
+    omega = n / (K * n_k)
+    by_hand = w * omega[np.searchsorted(classes, y)]
+    assert np.allclose(by_hand, w * compute_sample_weight("balanced", y), rtol=TOL, atol=0)
+    totals = np.array([by_hand[y == k].sum() for k in classes])
+    means = np.array([w[y == k].mean() for k in classes])
+    assert np.allclose(totals, n / K * means, rtol=1e-10, atol=0)
+    unit = compute_sample_weight("balanced", y)
+    assert np.allclose([unit[y == k].sum() for k in classes], n / K, rtol=1e-10, atol=0)
+    assert abs(entropy_from_labels(y, sample_weight=unit) - math.log2(K)) < 1e-10
+
+
+def test_class_weight_worked_example():
+    """eq-weights-class-weight, eq-weights-balanced: the notes' example (seed 000, set B, Q11)."""
+    w, y = np.array([20.0, 30.0, 10.0]), np.array([0, 0, 1])
+    assert (w * compute_sample_weight({0: 40, 1: 60}, y)).tolist() == [800.0, 1200.0, 600.0]
+    assert np.allclose(w * compute_sample_weight("balanced", y), [15.0, 22.5, 15.0], rtol=TOL)
+
+
+# --------------------------------------------------------------------------
+# thm-weights-missing-penalty and lem-weights-missing-branch
+# --------------------------------------------------------------------------
+
+@st.composite
+def columns_with_missing(draw):
+    x, y, w = draw(columns_with_real_weights())
+    missing = np.array(draw(st.lists(st.booleans(), min_size=len(x), max_size=len(x))))
+    with_gaps = x.astype(object)
+    with_gaps[missing] = None
+    return x, with_gaps, missing, y, w
+
+
+@settings(max_examples=60, deadline=None)
+@given(columns_with_missing())
+def test_missing_penalty_bounds_and_definition(data):
+    """thm-weights-missing-penalty (1), def-weights-missing-gain: the penalised gain is
+    (1 - gamma) Gain(D~), lies in [0, Gain(D~)] and below (1 - gamma) log2 K."""
+    x, with_gaps, missing, y, w = data
+    penalised = gain_with_missing_values(with_gaps, y, sample_weight=w)
+    gamma = w[missing].sum() / w.sum()
+    if gamma < 1:
+        known = information_gain_from_labels(x[~missing], y[~missing], sample_weight=w[~missing])
+        assert abs(penalised - (1 - gamma) * known) < TOL
+        assert -TOL <= penalised <= known + TOL
+        assert penalised <= (1 - gamma) * math.log2(np.unique(y).size) + TOL
+    else:
+        assert penalised == 0.0
+
+
+@settings(max_examples=50, deadline=None)
+@given(columns_with_real_weights())
+def test_no_missing_values_gives_the_ordinary_gain(data):
+    """thm-weights-missing-penalty (2): with gamma = 0 the penalised gain is the weighted gain."""
+    x, y, w = data
+    ordinary = information_gain_from_labels(x, y, sample_weight=w)
+    assert abs(gain_with_missing_values(x.astype(object), y, sample_weight=w) - ordinary) < TOL
+    # values missing only where the weight is 0 still give gamma = 0
+    with_gaps = x.astype(object)
+    with_gaps[w == 0] = None
+    if (w > 0).any():
+        assert abs(gain_with_missing_values(with_gaps, y, sample_weight=w) - ordinary) < TOL
+
+
+@settings(max_examples=50, deadline=None)
+@given(labelled_columns())
+def test_all_missing_gives_zero(data):
+    """thm-weights-missing-penalty (3): with every value missing (gamma = 1) the gain is 0."""
+    _, y = data
+    assert gain_with_missing_values([None] * len(y), y) == 0.0
+    assert gain_with_missing_values(np.full(len(y), np.nan), y) == 0.0
+
+
+def test_quinlan_missing_outlook_example():
+    """def-weights-missing-gain: Quinlan (1993): hide day 12's outlook, 13/14 * 0.214 = 0.199."""
+    weather = load_weather()
+    outlook = weather["outlook"].mask(weather.index == 12)
+    known = outlook.notna()
+    gain_known = information_gain_from_labels(outlook[known], weather["play"][known])
+    assert round(gain_known, 3) == 0.214
+    assert abs(gain_with_missing_values(outlook, weather["play"]) - 13 / 14 * gain_known) < TOL
+    assert round(gain_with_missing_values(outlook, weather["play"]), 3) == 0.199
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 8), min_size=3, max_size=3), min_size=1, max_size=4),
+       st.floats(0.0, 0.99))
+def test_penalty_is_an_uninformative_branch(rows, gamma):
+    """lem-weights-missing-branch: adding an 'unknown' row with the known class proportions
+    and weight share gamma gives the gain (1 - gamma) Gain(D~)."""
+    known = np.array(rows, dtype=float)
+    assume(known.sum() > 0)
+    total = known.sum() / (1 - gamma)
+    unknown = (total - known.sum()) * known.sum(axis=0) / known.sum()
+    enlarged = np.vstack([known, unknown])
+    assert abs(information_gain(enlarged / enlarged.sum()) - (1 - gamma) * information_gain(known)) < TOL
+
+
+def test_gamma_squared_is_a_weaker_penalty():
+    """eq-weights-gamma-squared: 1 - gamma^2 >= 1 - gamma on [0, 1], equal only at the ends."""
+    gamma = np.linspace(0, 1, 1001)
+    gap = (1 - gamma**2) - (1 - gamma)
+    assert np.all(gap >= 0)
+    assert np.all(gap[1:-1] > 0)
+    assert gap.max() == pytest.approx(0.25, abs=1e-12)
