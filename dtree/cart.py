@@ -25,6 +25,7 @@ from dtree._base import (
     check_float_param,
     check_int_param,
     check_is_fitted,
+    check_target,
     feature_names_of,
 )
 from dtree._validation import check_sample_weight, encode
@@ -423,16 +424,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         self.ccp_alpha = ccp_alpha
 
     def _encode_target(self, y, n_samples, criterion):
-        array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
-        if array.ndim == 2 and array.shape[1] == 1:
-            array = array.ravel()
-        if array.ndim != 1:
-            raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {array.shape}")
-        if array.shape[0] != n_samples:
-            raise ValueError(f"X has {n_samples} samples but y has {array.shape[0]}")
-        if np.any(pd.isna(array)):
-            raise ValueError("y has missing values; every sample needs a class label")
-        codes, self.classes_ = encode(array)
+        codes, self.classes_ = encode(check_target(y, n_samples))
         self.n_classes_ = len(self.classes_)
         self._y_codes = codes
         return codes
@@ -565,12 +557,9 @@ class DecisionTreeRegressor(_BaseDecisionTree):
 
     def _encode_target(self, y, n_samples, criterion):
         array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
-        if array.ndim == 2 and array.shape[1] == 1:
-            array = array.ravel()
-        if array.ndim != 1:
-            raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {array.shape}")
-        if array.shape[0] != n_samples:
-            raise ValueError(f"X has {n_samples} samples but y has {array.shape[0]}")
+        if array.dtype.kind == "f" and array.ndim == 1 and np.isnan(array).any():
+            raise ValueError("y must be finite (no NaN or inf)")
+        array = check_target(array, n_samples)
         try:
             array = array.astype(np.float64)
         except (TypeError, ValueError):

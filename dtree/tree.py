@@ -164,52 +164,45 @@ class TreeArrays:
             depth[self.children_right[node]] = depth[node] + 1
         return depth
 
-    def apply(self, X) -> np.ndarray:
-        """Leaf id reached by each row of ``X`` (float, shape (n_samples, n_features))."""
-        X = np.asarray(X)
+    def _walk(self, X):
+        """Route every row from the root; yield (rows, nodes) after each level of descent."""
         node = np.zeros(X.shape[0], dtype=np.intp)
         rows = np.arange(X.shape[0])
+        yield rows, node[rows]
         while rows.size:
             current = node[rows]
             inner = self.children_left[current] >= 0
             rows, current = rows[inner], current[inner]
             if rows.size == 0:
                 break
+            # Compare in float64 (X holds float32 values, thresholds are float64).
             values = X[rows, self.feature[current]].astype(np.float64)
             go_left = values <= self.threshold[current]
             missing = np.isnan(values)
             go_left[missing] = self.missing_go_to_left[current[missing]]
             node[rows] = np.where(go_left, self.children_left[current],
                                   self.children_right[current])
-        return node
+            yield rows, node[rows]
+
+    def apply(self, X) -> np.ndarray:
+        """Leaf id reached by each row of ``X`` (float, shape (n_samples, n_features))."""
+        X = np.asarray(X)
+        leaf = np.zeros(X.shape[0], dtype=np.intp)
+        for rows, nodes in self._walk(X):
+            leaf[rows] = nodes
+        return leaf
 
     def decision_path(self, X):
         """Sparse indicator (CSR) of shape (n_samples, node_count) of the nodes each row visits."""
         from scipy.sparse import csr_matrix
 
         X = np.asarray(X)
-        n = X.shape[0]
-        visited_rows, visited_nodes = [np.arange(n)], [np.zeros(n, dtype=np.intp)]
-        node = np.zeros(n, dtype=np.intp)
-        rows = np.arange(n)
-        while rows.size:
-            current = node[rows]
-            inner = self.children_left[current] >= 0
-            rows, current = rows[inner], current[inner]
-            if rows.size == 0:
-                break
-            values = X[rows, self.feature[current]].astype(np.float64)
-            go_left = values <= self.threshold[current]
-            missing = np.isnan(values)
-            go_left[missing] = self.missing_go_to_left[current[missing]]
-            node[rows] = np.where(go_left, self.children_left[current],
-                                  self.children_right[current])
-            visited_rows.append(rows)
-            visited_nodes.append(node[rows])
-        r, c = np.concatenate(visited_rows), np.concatenate(visited_nodes)
+        steps = list(self._walk(X))
+        r = np.concatenate([rows for rows, _ in steps])
+        c = np.concatenate([nodes for _, nodes in steps])
         order = np.lexsort((c, r))
         return csr_matrix((np.ones(r.size, dtype=np.intp), (r[order], c[order])),
-                          shape=(n, self.node_count))
+                          shape=(X.shape[0], self.node_count))
 
     def compute_feature_importances(self, normalize=True) -> np.ndarray:
         """Total weighted impurity decrease per feature (Breiman et al. 1984, section 5.3.4).
