@@ -98,6 +98,27 @@ def _max_features(value, n_features):
     )
 
 
+def _random_generator(random_state, *, needed):
+    """The generator behind feature draws, tie ranks and random thresholds.
+
+    ``None`` gives no generator (exhaustive, deterministic search; ties to the
+    lowest feature index) unless randomness is needed (``max_features`` below
+    the number of features, or the random splitter), in which case a freshly
+    seeded one; an int seeds a new generator; a ``numpy.random.Generator`` is
+    used as it is.
+    """
+    if random_state is None:
+        return np.random.default_rng() if needed else None
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
+            and random_state >= 0:
+        return np.random.default_rng(int(random_state))
+    raise InvalidParameterError(
+        f"random_state must be None, a non-negative int or a numpy.random.Generator, "
+        f"got {random_state!r}")
+
+
 class _BaseDecisionTree(BaseEstimator):
     """Shared fitting and inspection of the two CART estimators."""
 
@@ -159,8 +180,9 @@ class _BaseDecisionTree(BaseEstimator):
                 raise ValueError("criterion='poisson' needs y >= 0 with a positive (weighted) sum")
         params = self._validated_params(n_samples, weight.sum())
         max_features = _max_features(self.max_features, n_features)
-        if max_features != n_features or self.splitter != "best":
-            raise NotImplementedError("max_features and splitter='random' are not implemented yet")
+        params.max_features, params.splitter = max_features, self.splitter
+        rng = _random_generator(self.random_state,
+                                needed=max_features < n_features or self.splitter == "random")
 
         self.n_features_in_ = n_features
         if names is not None:
@@ -173,7 +195,7 @@ class _BaseDecisionTree(BaseEstimator):
         Xt = np.ascontiguousarray(X32[keep].T)
         stats = criterion.sample_stats(target[keep], weight[keep], getattr(self, "n_classes_", None))
         grow = grow_depth_first if params.max_leaf_nodes is None else grow_best_first
-        grown = grow(Xt, stats, criterion, params)
+        grown = grow(Xt, stats, criterion, params, rng)
         arrays = self._tree_arrays(grown, criterion, n_features)
         if ccp_alpha > 0:
             arrays = prune_to_alpha(arrays, ccp_alpha)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtree.criteria import EPSILON
-from dtree.splitting import best_splits, partition, segment_ids
+from dtree.splitting import FEATURE_THRESHOLD, best_splits, partition, segment_ids
 
 
 @dataclass
@@ -42,6 +42,8 @@ class GrowthParams:
     min_weight_leaf: float
     min_impurity_decrease: float
     max_leaf_nodes: int | None
+    max_features: int | None = None      # None: all features
+    splitter: str = "best"
 
 
 @dataclass
@@ -84,6 +86,39 @@ def _can_split(params, depth, sizes, weights, impurity):
             & (impurity > EPSILON))
 
 
+def _search_options(Xt, order, starts, sizes, params, rng):
+    """Per-segment feature draws (max_features), tie ranks and random thresholds.
+
+    With no random generator the search is exhaustive and ties go to the
+    lowest feature index.  Otherwise every segment gets a random priority per
+    feature: the ``max_features`` non-constant features of lowest priority are
+    searched, ties between equally good splits go to the lower priority, and
+    the random splitter draws one threshold per feature uniformly between the
+    segment's minimum and maximum (the maximum itself is replaced by the
+    minimum, so that both children are non-empty).
+    """
+    if rng is None:
+        return {}
+    n_features = Xt.shape[0]
+    priority = rng.random((starts.size, n_features))
+    last = starts + sizes - 1
+    lowest = np.column_stack([Xt[f, order[f, starts]] for f in range(n_features)])
+    highest = np.column_stack([Xt[f, order[f, last]] for f in range(n_features)])
+    constant = highest <= lowest + FEATURE_THRESHOLD
+    options = {"feature_rank": np.argsort(np.argsort(priority, axis=1), axis=1)}
+    k = params.max_features or n_features
+    if k < n_features:
+        drawn = np.argsort(np.where(constant, np.inf, priority), axis=1)[:, :k]
+        mask = np.zeros_like(constant)
+        np.put_along_axis(mask, drawn, True, axis=1)
+        options["feature_mask"] = mask & ~constant
+    if params.splitter == "random":
+        low, high = lowest.astype(np.float64), highest.astype(np.float64)
+        threshold = low + rng.random(low.shape) * (high - low)
+        options["thresholds"] = np.where(threshold >= high, low, threshold)
+    return options
+
+
 def _goes_left(order, starts, sizes, feature, n_left, n_samples):
     """Mark the samples that each segment's chosen split sends left."""
     goes_left = np.zeros(n_samples, dtype=bool)
@@ -95,12 +130,11 @@ def _goes_left(order, starts, sizes, feature, n_left, n_samples):
     return goes_left
 
 
-def grow_depth_first(Xt, stats, criterion, params: GrowthParams, order=None) -> GrownTree:
+def grow_depth_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
     """Grow level by level; return the nodes in depth-first pre-order."""
     n_samples = Xt.shape[1]
     total_weight = _weights(criterion, stats.sum(axis=0))
-    if order is None:
-        order = np.argsort(Xt, axis=1, kind="stable")
+    order = np.argsort(Xt, axis=1, kind="stable")
     starts = np.array([0], dtype=np.intp)
     sizes = np.array([n_samples], dtype=np.intp)
     totals = stats.sum(axis=0)[None, :]
@@ -128,7 +162,8 @@ def grow_depth_first(Xt, stats, criterion, params: GrowthParams, order=None) -> 
         starts = _exclusive_cumsum(sizes)
         found = best_splits(Xt, order, starts, sizes, stats, totals, criterion,
                             min_samples_leaf=params.min_samples_leaf,
-                            min_weight_leaf=params.min_weight_leaf)
+                            min_weight_leaf=params.min_weight_leaf,
+                            **_search_options(Xt, order, starts, sizes, params, rng))
         gain = _improvement(criterion, totals, impurity, found.left, found.right, total_weight)
         split = (found.feature >= 0) & ~(gain + EPSILON < params.min_impurity_decrease)
         if not split.any():
@@ -190,12 +225,11 @@ def _preorder(levels) -> GrownTree:
                      stats=placed(cat("stats")), improvement=placed(cat("improvement")))
 
 
-def grow_best_first(Xt, stats, criterion, params: GrowthParams, order=None) -> GrownTree:
+def grow_best_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
     """Split the leaf of largest weighted impurity decrease until ``max_leaf_nodes`` leaves."""
     n_samples = Xt.shape[1]
     total_weight = _weights(criterion, stats.sum(axis=0))
-    if order is None:
-        order = np.argsort(Xt, axis=1, kind="stable")
+    order = np.argsort(Xt, axis=1, kind="stable")
     nodes = []     # creation order: dicts
     heap = []      # (-improvement, node id)
 
@@ -211,9 +245,11 @@ def grow_best_first(Xt, stats, criterion, params: GrowthParams, order=None) -> G
                           np.array(node["impurity"])):
             return node_id
         view = order[:, start:start + size]
-        found = best_splits(Xt, view, np.array([0]), np.array([size]), stats, totals[None, :],
+        one = (np.array([0]), np.array([size]))
+        found = best_splits(Xt, view, *one, stats, totals[None, :],
                             criterion, min_samples_leaf=params.min_samples_leaf,
-                            min_weight_leaf=params.min_weight_leaf)
+                            min_weight_leaf=params.min_weight_leaf,
+                            **_search_options(Xt, view, *one, params, rng))
         if found.feature[0] < 0:
             return node_id
         gain = float(_improvement(criterion, totals[None, :], np.array([node["impurity"]]),

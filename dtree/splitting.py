@@ -53,7 +53,8 @@ def segment_ids(sizes: np.ndarray) -> np.ndarray:
 
 
 def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
-                min_samples_leaf=1, min_weight_leaf=0.0, feature_mask=None) -> SplitResult:
+                min_samples_leaf=1, min_weight_leaf=0.0, feature_mask=None,
+                feature_rank=None, thresholds=None) -> SplitResult:
     """Score every threshold of every segment and keep each segment's best.
 
     Parameters
@@ -77,6 +78,12 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         Splits leaving less weight in a child are not candidates.
     feature_mask : ndarray of shape (n_segments, n_features), bool, default=None
         Features each segment may use (``max_features``); ``None`` allows all.
+    feature_rank : ndarray of shape (n_segments, n_features), int, default=None
+        Order in which features win ties (lower rank first); ``None`` ranks
+        features by index.
+    thresholds : ndarray of shape (n_segments, n_features), float64, default=None
+        If given (the random splitter), each segment and feature has this one
+        candidate threshold instead of all midpoints.
 
     Returns
     -------
@@ -101,14 +108,24 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         right=np.zeros((n_segments, n_stats)),
         proxy=np.full(n_segments, -np.inf),
     )
+    best_rank = np.full(n_segments, np.iinfo(np.intp).max)
     for f in range(n_features):
         o = order[f]
         x = Xt[f, o]
-        # A cut after position p is a candidate if the next sample in the
-        # segment has a larger value (beyond FEATURE_THRESHOLD).
-        candidate = shape_ok.copy()
-        candidate[:-1] &= x[1:] > x[:-1] + FEATURE_THRESHOLD
-        candidate[before_end] = False
+        if thresholds is None:
+            # A cut after position p is a candidate if the next sample in the
+            # segment has a larger value (beyond FEATURE_THRESHOLD).
+            candidate = shape_ok.copy()
+            candidate[:-1] &= x[1:] > x[:-1] + FEATURE_THRESHOLD
+            candidate[before_end] = False
+        else:
+            # One cut per segment: after the last sample with x <= threshold.
+            below = x.astype(np.float64) <= thresholds[seg, f]
+            n_below = np.add.reduceat(below, starts) if m else np.zeros(0, dtype=np.intp)
+            inside = (n_below > 0) & (n_below < sizes)
+            candidate = np.zeros(m, dtype=bool)
+            candidate[(starts + n_below - 1)[inside]] = True
+            candidate &= shape_ok
         if feature_mask is not None:
             candidate &= feature_mask[seg, f]
         idx = np.flatnonzero(candidate)
@@ -136,15 +153,23 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         group_best = np.maximum.reduceat(score, group_starts)
         is_best = score == np.repeat(group_best, np.diff(np.r_[group_starts, idx.size]))
         first = np.minimum.reduceat(np.where(is_best, np.arange(idx.size), idx.size), group_starts)
-        improves = group_best > best.proxy[group_seg]  # strict: earlier features win ties
+        rank = f if feature_rank is None else feature_rank[group_seg, f]
+        # Strictly better, or as good and of lower rank (earlier features win ties).
+        improves = (group_best > best.proxy[group_seg]) | (
+            (group_best == best.proxy[group_seg]) & (rank < best_rank[group_seg]))
+        improves &= group_best > -np.inf
         if not np.any(improves):
             continue
         chosen = first[improves]
         segs = group_seg[improves]
         p = idx[chosen]
-        lower, upper = x[p].astype(np.float64), x[p + 1].astype(np.float64)
-        threshold = lower / 2.0 + upper / 2.0
-        threshold = np.where((threshold == upper) | np.isinf(threshold), lower, threshold)
+        if thresholds is None:
+            lower, upper = x[p].astype(np.float64), x[p + 1].astype(np.float64)
+            threshold = lower / 2.0 + upper / 2.0
+            threshold = np.where((threshold == upper) | np.isinf(threshold), lower, threshold)
+        else:
+            threshold = thresholds[segs, f]
+        best_rank[segs] = rank if np.ndim(rank) == 0 else rank[improves]
         best.feature[segs] = f
         best.threshold[segs] = threshold
         best.n_left[segs] = n_left_at[p]

@@ -165,3 +165,44 @@ def test_properties(X, data):
     alphas = tree.cost_complexity_pruning_path(X, y)["ccp_alphas"]
     leaves_at = [DecisionTreeClassifier(ccp_alpha=a).fit(X, y).get_n_leaves() for a in alphas]
     assert all(b <= a for a, b in zip(leaves_at, leaves_at[1:]))
+
+
+@pytest.mark.parametrize("max_features, expected", [
+    (None, 16), ("sqrt", 4), ("log2", 4), (3, 3), (0.5, 8), (1.0, 16)])
+def test_max_features_resolution(max_features, expected):
+    X = np.random.default_rng(0).random((40, 16))
+    y = np.arange(40) % 2
+    tree = DecisionTreeClassifier(max_features=max_features, random_state=0).fit(X, y)
+    assert tree.max_features_ == expected
+
+
+@pytest.mark.parametrize("params", [{"splitter": "random"}, {"max_features": 2},
+                                    {"splitter": "random", "max_features": 1}])
+def test_randomised_trees_are_reproducible_and_valid(params):
+    rng = np.random.default_rng(5)
+    X = rng.random((300, 5))
+    y = (X[:, 0] + X[:, 1] > 1).astype(int)
+    a = DecisionTreeClassifier(random_state=7, **params).fit(X, y)
+    b = DecisionTreeClassifier(random_state=7, **params).fit(X, y)
+    c = DecisionTreeClassifier(random_state=8, **params).fit(X, y)
+    np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    assert not np.array_equal(a.tree_.threshold, c.tree_.threshold) or \
+        a.tree_.node_count != c.tree_.node_count
+    assert a.score(X, y) == 1.0  # unique rows: still grown to purity
+    # Every split separates the node's samples (both children non-empty) and
+    # its threshold lies within the node's range of the feature.
+    t = a.tree_
+    paths = a.decision_path(X).toarray().astype(bool)
+    for node in np.flatnonzero(t.children_left >= 0):
+        values = X[paths[:, node], t.feature[node]].astype(np.float32)
+        assert values.min() <= t.threshold[node] < values.max()
+
+
+def test_random_state_none_is_deterministic_with_exhaustive_search():
+    X = np.random.default_rng(0).random((100, 4))
+    y = (X[:, 0] > 0.5).astype(int) ^ (X[:, 3] > 0.3).astype(int)
+    a = DecisionTreeClassifier().fit(X, y)
+    b = DecisionTreeClassifier().fit(X, y)
+    np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+    with pytest.raises(InvalidParameterError, match="random_state must be"):
+        DecisionTreeClassifier(random_state=-1).fit(X, y)
