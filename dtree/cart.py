@@ -292,6 +292,16 @@ class _BaseDecisionTree(BaseEstimator):
         X32 = self._check_predict_X(X)
         return self.tree_.decision_path(X32)
 
+    @property
+    def root_(self):
+        """The fitted tree as readable :class:`dtree.tree.Node` objects (built on first use)."""
+        check_is_fitted(self, "tree_")
+        cached = self.__dict__.get("_root_cache")
+        if cached is None or cached[0] is not self.tree_:
+            cached = (self.tree_, self.tree_.to_nodes(classification=self._classification))
+            self.__dict__["_root_cache"] = cached
+        return cached[1]
+
     def get_depth(self) -> int:
         """Depth of the tree (a single leaf has depth 0)."""
         check_is_fitted(self, "tree_")

@@ -32,6 +32,8 @@ def _names(estimator, feature_names, class_names):
         raise ValueError(
             f"feature_names must have {n_features} entries (one per feature), got {len(feature_names)}"
         )
+    if not _is_classifier(estimator):
+        return feature_names, None
     if class_names is None:
         class_names = estimator.classes_
     class_names = [str(name) for name in class_names]
@@ -43,14 +45,26 @@ def _names(estimator, feature_names, class_names):
     return feature_names, class_names
 
 
-def _edge_texts(node: Node, feature_names) -> list[str]:
-    """The condition on each edge out of ``node``, e.g. ``outlook = sunny``."""
+def _is_classifier(estimator) -> bool:
+    return hasattr(estimator, "classes_")
+
+
+def _edge_texts(node: Node, feature_names, decimals=2) -> list[str]:
+    """The condition on each edge out of ``node``: ``outlook = sunny`` or ``x <= 2.45``."""
     name = feature_names[node.feature]
+    if node.threshold is not None:
+        return [f"{name} <= {node.threshold:.{decimals}f}", f"{name} >  {node.threshold:.{decimals}f}"]
     return [f"{name} = {category}" for category in node.categories]
 
 
 def _majority(node: Node, class_names) -> str:
     return class_names[int(np.argmax(node.value))]
+
+
+def _leaf_label(estimator, node: Node, class_names, decimals) -> str:
+    if _is_classifier(estimator):
+        return f"class: {_majority(node, class_names)}"
+    return f"value: [{node.value[0]:.{decimals}f}]"
 
 
 def _format_value(value: np.ndarray, decimals: int) -> str:
@@ -65,7 +79,7 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
 
     Parameters
     ----------
-    estimator : fitted ID3Classifier
+    estimator : fitted ID3Classifier, DecisionTreeClassifier or DecisionTreeRegressor
         The tree to print.
     feature_names : sequence of str of length n_features, default=None
         Names of the features; defaults to ``feature_names_in_`` if the
@@ -76,7 +90,7 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
     max_depth : int, default=10
         Deeper subtrees are abbreviated as ``truncated branch of depth d``.
     decimals : int, default=2
-        Decimals of non-integer class weights.
+        Decimals of thresholds, regression values and non-integer class weights.
     show_weights : bool, default=False
         If True, each leaf also shows its (weighted) class counts.
 
@@ -114,8 +128,8 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
     lines: list[str] = []
 
     def leaf_text(node: Node) -> str:
-        text = f"class: {_majority(node, class_names)}"
-        if show_weights:
+        text = _leaf_label(estimator, node, class_names, decimals)
+        if show_weights and _is_classifier(estimator):
             text = f"weights: {_format_value(node.value, decimals)} {text}"
         return text
 
@@ -128,7 +142,7 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
             subtree_depth = max(n.depth for n in iter_nodes(node)) - node.depth
             lines.append(indent + f"truncated branch of depth {subtree_depth}")
             return
-        for text, child in zip(_edge_texts(node, feature_names), node.children):
+        for text, child in zip(_edge_texts(node, feature_names, decimals), node.children):
             lines.append(indent + text)
             walk(child, depth + 1)
 
@@ -164,7 +178,7 @@ def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity
 
     Parameters
     ----------
-    estimator : fitted ID3Classifier
+    estimator : fitted ID3Classifier, DecisionTreeClassifier or DecisionTreeRegressor
         The tree to draw.
     feature_names : sequence of str of length n_features, default=None
         As in :func:`export_text`.
@@ -215,22 +229,33 @@ def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity
     lines = ["digraph Tree {", f"node [{', '.join(node_attrs)}] ;"]
     if rounded:
         lines.append('edge [fontname="helvetica"] ;')
-    criterion = getattr(estimator, "_impurity_name", "impurity")
+    criterion = getattr(estimator, "_impurity_name", None) or getattr(estimator, "criterion", "impurity")
+    classifier = _is_classifier(estimator)
     for node in iter_nodes(estimator.root_):
-        parts = [] if node.is_leaf else [feature_names[node.feature] + "?"]
+        if node.is_leaf:
+            parts = []
+        elif node.threshold is not None:
+            parts = [f"{feature_names[node.feature]} <= {node.threshold:.{precision}f}"]
+        else:
+            parts = [feature_names[node.feature] + "?"]
         if impurity:
             parts.append(f"{criterion} = {node.impurity:.{precision}f}")
         parts.append(f"samples = {node.n_samples}")
         parts.append(f"value = {_format_value(node.value, precision)}")
-        parts.append(f"class = {_majority(node, class_names)}")
+        if classifier:
+            parts.append(f"class = {_majority(node, class_names)}")
         label = "\\n".join(_dot_escape(p) for p in parts)
         attrs = f'label="{label}"'
-        if filled:
+        if filled and classifier:
             attrs += f', fillcolor="{_fill_colour(node)}"'
         lines.append(f"{node.node_id} [{attrs}] ;")
         if not node.is_leaf:
-            for category, child in zip(node.categories, node.children):
-                edge = _dot_escape(str(category))
-                lines.append(f'{node.node_id} -> {child.node_id} [label="{edge}"] ;')
+            if node.threshold is not None:
+                edges = ["True", "False"] if node.node_id == 0 else ["", ""]
+            else:
+                edges = [str(category) for category in node.categories]
+            for edge, child in zip(edges, node.children):
+                label = f' [label="{_dot_escape(edge)}"]' if edge else ""
+                lines.append(f"{node.node_id} -> {child.node_id}{label} ;")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -29,12 +29,16 @@ class Node:
         Number of edges from the root.
     n_samples : int
         Number of training samples that reached the node.
-    value : ndarray of shape (n_classes,)
-        Weighted class counts of those samples (counts when unweighted).
+    value : ndarray of shape (n_classes,) or (1,)
+        Weighted class counts of those samples (counts when unweighted), or
+        for a regression tree the node's prediction.
     impurity : float
         The criterion's impurity of the node (entropy in bits for ID3).
     feature : int or None
         Index of the feature the node tests; ``None`` for a leaf.
+    threshold : float or None
+        Binary test ``x[feature] <= threshold`` (``children[0]`` if true,
+        ``children[1]`` if false); ``None`` for a multiway test.
     categories : tuple
         Multiway test: the category that leads to each child.
     children : list of Node
@@ -53,6 +57,7 @@ class Node:
     value: np.ndarray
     impurity: float
     feature: int | None = None
+    threshold: float | None = None
     categories: tuple = ()
     children: list["Node"] = field(default_factory=list)
     gain: float | None = None
@@ -203,6 +208,23 @@ class TreeArrays:
         order = np.lexsort((c, r))
         return csr_matrix((np.ones(r.size, dtype=np.intp), (r[order], c[order])),
                           shape=(X.shape[0], self.node_count))
+
+    def to_nodes(self, *, classification: bool) -> Node:
+        """The same tree as linked :class:`Node` objects (pre-order ids of this tree)."""
+        nodes = []
+        depth = self._depths()
+        for i in range(self.node_count):
+            value = self.value[i, 0]
+            if classification:
+                value = value * self.weighted_n_node_samples[i]  # fractions -> weighted counts
+            inner = self.children_left[i] >= 0
+            nodes.append(Node(node_id=i, depth=int(depth[i]), n_samples=int(self.n_node_samples[i]),
+                              value=np.array(value), impurity=float(self.impurity[i]),
+                              feature=int(self.feature[i]) if inner else None,
+                              threshold=float(self.threshold[i]) if inner else None))
+        for i in np.flatnonzero(self.children_left >= 0):
+            nodes[i].children = [nodes[self.children_left[i]], nodes[self.children_right[i]]]
+        return nodes[0]
 
     def compute_feature_importances(self, normalize=True) -> np.ndarray:
         """Total weighted impurity decrease per feature (Breiman et al. 1984, section 5.3.4).

@@ -88,3 +88,35 @@ def test_dot_renders_escaped_labels():
     svg = result.stdout
     assert "say &quot;hi&quot; &lt;b&gt; &amp; \\ back?" in svg
     assert "class = class &quot;A&quot; &lt;&amp;&gt;" in svg
+
+
+def test_cart_export_text_matches_scikit_learn_layout():
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+    from sklearn.tree import export_text as sk_export_text
+
+    from dtree import DecisionTreeClassifier
+    from dtree.datasets import load_iris
+
+    iris = load_iris()
+    X, y = iris.drop(columns="species").iloc[:, [0, 1, 3]], iris["species"]  # no root tie
+    ours = export_text(DecisionTreeClassifier(max_depth=3).fit(X, y))
+    theirs = sk_export_text(SkTree(max_depth=3, random_state=0).fit(X, y),
+                            feature_names=list(X.columns))
+    assert ours == theirs
+
+
+def test_cart_graphviz_and_regression_text():
+    import numpy as np
+
+    from dtree import DecisionTreeRegressor
+
+    X = np.arange(8.0).reshape(-1, 1)
+    y = np.array([1.0, 1.0, 1.0, 1.0, 5.0, 5.0, 5.0, 9.0])
+    tree = DecisionTreeRegressor(max_depth=1).fit(X, y)
+    assert export_text(tree) == (
+        "|--- feature_0 <= 3.50\n|   |--- value: [1.00]\n"
+        "|--- feature_0 >  3.50\n|   |--- value: [6.00]\n")
+    dot = export_graphviz(tree)
+    assert '0 [label="feature_0 <= 3.500\\nsquared_error = 7.750\\nsamples = 8\\nvalue = [3.500]"] ;' in dot
+    assert '0 -> 1 [label="True"] ;' in dot and '0 -> 2 [label="False"] ;' in dot
+    assert tree.root_.children[1].value.tolist() == [6.0]
