@@ -6,6 +6,7 @@ estimators at the top level, and text / Graphviz renderings in
 :mod:`dtree.export`.  ``import dtree`` pulls in only NumPy and pandas.
 """
 
+from dtree.c45 import C45Classifier
 from dtree.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from dtree.exceptions import InvalidParameterError, NotFittedError
 from dtree.export import export_graphviz, export_text
@@ -15,6 +16,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ID3Classifier",
+    "C45Classifier",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "export_text",

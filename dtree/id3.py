@@ -16,6 +16,7 @@ from dtree._base import (
     feature_names_of,
 )
 from dtree._validation import check_sample_weight, encode
+from dtree.c45 import nominal_split
 from dtree.information import _entropy_of_counts
 from dtree.tree import Node, iter_nodes
 
@@ -277,15 +278,11 @@ class _Grower:
     def _class_counts(self, rows):
         return np.bincount(self.y[rows], weights=self.weight[rows], minlength=self.n_classes)
 
-    def _gain(self, rows, feature, node_entropy):
-        """Gain(D, A) = H(D) - sum_v |D_v|/|D| H(D_v), from a weighted table."""
-        k = self.n_classes
-        table = np.bincount(self.codes[rows, feature] * k + self.y[rows],
-                            weights=self.weight[rows],
-                            minlength=self.n_categories[feature] * k).reshape(-1, k)
-        branch_weight = table.sum(axis=1)
-        children = np.dot(branch_weight, _entropy_of_counts(table)) / branch_weight.sum()
-        return node_entropy - children
+    def _gain(self, rows, feature):
+        """Gain(D, A) = H(D) - sum_v |D_v|/|D| H(D_v) (scored by C4.5's nominal_split), or None."""
+        split = nominal_split(self.codes[rows, feature], self.y[rows], self.weight[rows],
+                              self.n_categories[feature], self.n_classes, min_samples_leaf=0.0)
+        return None if split is None else split.gain
 
     def _new_node(self, rows, depth):
         value = self._class_counts(rows)
@@ -330,10 +327,13 @@ class _Grower:
         candidates = [f for f in features if np.unique(self.codes[rows, f]).size > 1]
         if not candidates:
             return None
-        scores = {f: float(self._gain(rows, f, node.impurity)) for f in candidates}
+        scores = {f: self._gain(rows, f) for f in candidates}
+        scores = {f: gain for f, gain in scores.items() if gain is not None}
+        if not scores:  # only zero-weight rows differ
+            return None
         node.candidate_scores = scores
         best_gain = max(scores.values())
-        best = next(f for f in candidates if scores[f] >= best_gain - GAIN_TIE_TOLERANCE)
+        best = next(f for f in scores if scores[f] >= best_gain - GAIN_TIE_TOLERANCE)
         if node.weighted_n_samples / self.total_weight * scores[best] < self.min_decrease:
             return None
         return best, scores[best]

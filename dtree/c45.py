@@ -1,0 +1,683 @@
+r"""C4.5: gain ratio, numeric thresholds, missing values and pessimistic pruning.
+
+The scoring of one feature at a node is a pure function of the node's rows
+(:func:`nominal_split` and :func:`threshold_split`); :class:`C45Classifier`
+validates, grows the tree depth first, and prunes it with
+:mod:`dtree.pessimistic`.
+
+Weights carry everything C4.5 does with missing values (Quinlan 1993, ch. 3):
+a row whose value of the tested feature is missing goes down every branch
+with its weight multiplied by the branch's share of the known weight, so a
+row can reach a node with a fractional weight, and every count below is a sum
+of such weights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from dtree._base import (
+    BaseEstimator,
+    ClassifierMixin,
+    check_float_param,
+    check_int_param,
+    check_is_fitted,
+    check_predict_X,
+    check_target,
+    feature_names_of,
+)
+from dtree._validation import check_sample_weight, encode
+from dtree.exceptions import InvalidParameterError
+from dtree.information import _entropy_of_counts
+from dtree.pessimistic import confidence_prune, pessimistic_prune
+from dtree.tree import Node, iter_nodes
+
+__all__ = ["C45Classifier", "SplitCandidate", "nominal_split", "threshold_split"]
+
+# Scores that differ by less than this are ties (the same counts summed in a
+# different order can differ in the last bits).  Ties go to the lower feature
+# index, then to the lower threshold.
+TIE_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class SplitCandidate:
+    """The best test on one feature at one node, as C4.5 scores it.
+
+    Attributes
+    ----------
+    gain : float
+        Information gain in bits, scaled by the known fraction:
+        :math:`(1 - \\gamma)\\,(H(D_{known}) - \\sum_v \\frac{W_v}{W_{known}} H(D_v))`.
+    split_information : float
+        Entropy in bits of the branch weights, with the rows whose value is
+        missing counted as one more branch.
+    threshold : float or None
+        The cut ``x <= threshold`` of a numeric feature; ``None`` for a
+        nominal one.
+    """
+
+    gain: float
+    split_information: float
+    threshold: float | None = None
+
+    @property
+    def gain_ratio(self) -> float:
+        """Gain / split information (``nan`` when the split information is 0)."""
+        if self.split_information <= TIE_TOLERANCE:
+            return float("nan")
+        return self.gain / self.split_information
+
+
+def _class_weights(y, w, n_classes):
+    return np.bincount(y, weights=w, minlength=n_classes)
+
+
+def nominal_split(codes, y, w, n_categories, n_classes, min_samples_leaf=2.0):
+    r"""Score the multiway split on a nominal feature, C4.5's way.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_rows,)
+        Category codes ``0 .. n_categories - 1`` of the node's rows; ``-1``
+        marks a missing value.
+    y : ndarray of shape (n_rows,)
+        Class codes ``0 .. n_classes - 1``.
+    w : ndarray of shape (n_rows,)
+        The rows' (possibly fractional) weights at this node.
+    n_categories, n_classes : int
+        Numbers of categories and classes.
+    min_samples_leaf : float, default=2.0
+        C4.5's minimum number of cases: at least two branches must carry this
+        much known weight.
+
+    Returns
+    -------
+    SplitCandidate or None
+        ``None`` when fewer than two branches reach ``min_samples_leaf``.
+
+    Examples
+    --------
+    Outlook on the 14-day weather data: gain 0.247 bits, split information
+    1.577 bits, gain ratio 0.156.
+
+    >>> import numpy as np
+    >>> outlook = np.array([0, 0, 1, 2, 2, 2, 1, 0, 0, 2, 0, 1, 1, 2])  # sunny overcast rainy
+    >>> play = np.array([0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0])
+    >>> s = nominal_split(outlook, play, np.ones(14), 3, 2)
+    >>> round(s.gain, 3), round(s.split_information, 3), round(s.gain_ratio, 3)
+    (0.247, 1.577, 0.156)
+    """
+    known = codes >= 0
+    table = np.bincount(codes[known] * n_classes + y[known], weights=w[known],
+                        minlength=n_categories * n_classes).reshape(n_categories, n_classes)
+    branch = table.sum(axis=1)
+    if np.count_nonzero((branch > 0) & (branch >= min_samples_leaf - TIE_TOLERANCE)) < 2:
+        return None
+    known_weight, total = branch.sum(), w.sum()
+    # H(D_known) - sum_v W_v / W_known H(D_v), scaled by 1 - gamma = W_known / W
+    children = np.dot(branch, _entropy_of_counts(table)) / known_weight
+    gain = known_weight / total * (float(_entropy_of_counts(table.sum(axis=0))) - children)
+    split_info = float(_entropy_of_counts(np.append(branch, total - known_weight)))
+    return SplitCandidate(float(gain), split_info)
+
+
+def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None):
+    r"""Score the best binary cut ``x <= t`` of a numeric feature, C4.5's way.
+
+    The rows with a known value are sorted once; cumulative class weights give
+    the class counts left of every cut between two distinct adjacent values
+    (the sorted sweep), and the cut of largest gain wins (ties: the lowest).
+    Both sides must carry at least ``min_samples_leaf`` known weight.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows,)
+        The feature's values at the node; ``nan`` marks a missing value.
+    y, w, n_classes, min_samples_leaf
+        As in :func:`nominal_split`.
+    all_values : ndarray or None, default=None
+        Sorted distinct values of the feature in the whole training set.  If
+        given, the threshold is C4.5's: the largest of these values not above
+        the midpoint; otherwise the midpoint of the two values either side of
+        the cut.
+
+    Returns
+    -------
+    SplitCandidate or None
+        ``None`` when no cut leaves ``min_samples_leaf`` on both sides.
+
+    Examples
+    --------
+    Humidity on the five sunny days of the weather data: the cut between 70
+    and 85 separates the classes.
+
+    >>> import numpy as np
+    >>> humidity = np.array([85.0, 90.0, 70.0, 95.0, 70.0])
+    >>> play = np.array([0, 0, 1, 0, 1])
+    >>> s = threshold_split(humidity, play, np.ones(5), 2)
+    >>> s.threshold, round(s.gain, 3)
+    (77.5, 0.971)
+    """
+    known = ~np.isnan(x)
+    order = np.argsort(x[known], kind="stable")
+    xs, ys, ws = x[known][order], y[known][order], w[known][order]
+    if xs.size < 2:
+        return None
+    # left[i] = class weights of the rows sorted up to position i (cut after i)
+    onehot = np.zeros((xs.size, n_classes))
+    onehot[np.arange(xs.size), ys] = ws
+    left = np.cumsum(onehot, axis=0)[:-1]
+    known_counts = left[-1] + onehot[-1]
+    right = known_counts - left
+    w_left, w_right = left.sum(axis=1), right.sum(axis=1)
+    valid = ((xs[:-1] < xs[1:]) & (w_left >= min_samples_leaf - TIE_TOLERANCE)
+             & (w_right >= min_samples_leaf - TIE_TOLERANCE) & (w_left > 0) & (w_right > 0))
+    if not valid.any():
+        return None
+    known_weight, total = known_counts.sum(), w.sum()
+    # children's entropy sum_{side} W_side / W_known H(side), for every cut at once
+    children = (w_left * _entropy_of_counts(left) + w_right * _entropy_of_counts(right))
+    gains = float(_entropy_of_counts(known_counts)) - children / known_weight
+    gains = np.where(valid, gains, -np.inf)
+    cut = int(np.flatnonzero(gains >= gains.max() - TIE_TOLERANCE)[0])
+    threshold = (xs[cut] + xs[cut + 1]) / 2.0
+    if all_values is not None:
+        threshold = all_values[np.searchsorted(all_values, threshold, side="right") - 1]
+        threshold = max(threshold, xs[cut])  # never below the value left of the cut
+    split_info = float(_entropy_of_counts(
+        np.array([w_left[cut], w_right[cut], total - known_weight])))
+    gain = known_weight / total * gains[cut]
+    return SplitCandidate(float(gain), split_info, float(threshold))
+
+
+def _missing_mask(array: np.ndarray) -> np.ndarray:
+    return np.asarray(pd.isna(array), dtype=bool)
+
+
+class C45Classifier(ClassifierMixin, BaseEstimator):
+    r"""C4.5 decision tree: gain ratio, numeric thresholds, missing values, pessimistic pruning.
+
+    At each node every feature is scored by its information gain
+    :math:`\operatorname{Gain}(D, A)` and split information
+    :math:`\operatorname{SplitInfo}(D, A)` (bits).  Quinlan's rule picks,
+    among the features whose gain is at least the average gain of the
+    features that can split the node, the one of largest gain ratio
+    :math:`\operatorname{Gain} / \operatorname{SplitInfo}`.  A nominal
+    feature splits multiway, one branch per category present at the node; a
+    numeric feature splits in two at the threshold of largest gain.
+
+    Missing values (``NaN``, ``None``) are handled as in C4.5: the gain is
+    computed on the rows whose value is known and multiplied by their weight
+    fraction :math:`1 - \gamma`; the split information counts the missing
+    rows as one more branch; a row with a missing value follows every branch
+    with its weight multiplied by the branch's share of the known weight, and
+    at prediction its class distribution is the so weighted sum of the
+    branches' distributions.
+
+    Parameters
+    ----------
+    criterion : {"gain_ratio", "gain"}, default="gain_ratio"
+        ``"gain_ratio"`` is C4.5's rule above; ``"gain"`` picks the feature of
+        largest gain (ID3's criterion, with C4.5's thresholds and missing
+        values).
+    max_depth : int or None, default=None
+        Maximum depth (the root has depth 0); ``None`` for no limit.
+    min_samples_leaf : float, default=2
+        C4.5's minimum number of cases (its ``-m`` option): a nominal split
+        needs two branches, and a threshold both sides, with at least this
+        (weighted) number of known cases; a node with less than twice this
+        weight is a leaf.
+    threshold : {"midpoint", "training_value"}, default="midpoint"
+        Where a numeric cut between adjacent values :math:`v_i < v_{i+1}`
+        goes: their midpoint, or (``"training_value"``, as C4.5's program
+        does) the largest value of the feature in the whole training set that
+        does not exceed the midpoint.  Both send the training rows the same
+        way; they differ for new values between the two.
+    pruning : {"confidence", "pessimistic", None}, default="confidence"
+        ``"confidence"``: C4.5's error-based pruning with ``confidence_factor``
+        (:func:`dtree.pessimistic.confidence_prune`); ``"pessimistic"``:
+        Quinlan's (1987) pessimistic error pruning with the 0.5 continuity
+        correction and the one-standard-error rule
+        (:func:`dtree.pessimistic.pessimistic_prune`); ``None``: no pruning.
+    confidence_factor : float, default=0.25
+        C4.5's CF in (0, 1); used only when ``pruning="confidence"``.
+    categorical_features : "auto" or array_like, default="auto"
+        Which features are nominal.  ``"auto"``: columns of a DataFrame with a
+        non-numeric dtype (object, string, category, bool), and columns of an
+        array that hold any non-number; the others are numeric.  Otherwise a
+        list of column indices or names, or a boolean mask of shape
+        (n_features,).
+
+    Attributes
+    ----------
+    root_ : Node
+        The fitted (and pruned) tree; ``value`` holds weighted class counts,
+        ``gain`` the chosen test's score (gain ratio, or gain), and
+        ``candidate_scores`` maps each competing feature to the
+        :class:`SplitCandidate` that scored it.
+    unpruned_root_ : Node
+        The tree before pruning.
+    classes_ : ndarray of shape (n_classes,)
+    n_classes_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Set only when ``X`` was a DataFrame with string column names.
+    is_categorical_ : ndarray of shape (n_features_in_,), dtype=bool
+        Which features were treated as nominal.
+    categories_ : list of ndarray or None
+        For each nominal feature its sorted categories; ``None`` for numeric
+        features.
+
+    Notes
+    -----
+    Deterministic rules: among features whose scores agree to within 1e-12,
+    the lower index wins; among equally good cuts, the lower threshold; a node
+    predicts the class of largest weight, the first in ``classes_`` on a tie.
+    A node is split only if the chosen test has positive gain.  A category
+    that no training row at a node had (including one unseen in ``fit``)
+    stops there: the row gets the node's class distribution.  (C4.5 instead
+    makes an empty leaf labelled with the node's majority class: the same
+    predicted class.)  Not implemented from C4.5's program: subtree raising
+    and the 0.1-error slack in pruning, the Release 8 penalty of
+    :math:`\log_2(\text{number of cuts}) / N` on numeric gains, and grouping
+    of nominal values.
+
+    References
+    ----------
+    J. R. Quinlan, *C4.5: Programs for Machine Learning*, Morgan Kaufmann
+    (1993), ch. 2 (gain ratio), 3 (unknown values), 4 (pruning).
+    J. R. Quinlan, "Simplifying decision trees", *International Journal of
+    Man-Machine Studies* 27 (1987), 221-234.
+
+    Examples
+    --------
+    The numeric weather data gives Quinlan's tree, with ``humidity <= 75``
+    under "sunny" when thresholds are training values:
+
+    >>> from dtree import C45Classifier, export_text
+    >>> from dtree.datasets import load_weather
+    >>> weather = load_weather(numeric=True)
+    >>> X, y = weather.drop(columns="play"), weather["play"]
+    >>> tree = C45Classifier(threshold="training_value", pruning=None).fit(X, y)
+    >>> print(export_text(tree))
+    |--- outlook = overcast
+    |   |--- class: yes
+    |--- outlook = rainy
+    |   |--- windy = False
+    |   |   |--- class: yes
+    |   |--- windy = True
+    |   |   |--- class: no
+    |--- outlook = sunny
+    |   |--- humidity <= 75.00
+    |   |   |--- class: yes
+    |   |--- humidity >  75.00
+    |   |   |--- class: no
+    <BLANKLINE>
+    """
+
+    def __init__(self, *, criterion="gain_ratio", max_depth=None, min_samples_leaf=2,
+                 threshold="midpoint", pruning="confidence", confidence_factor=0.25,
+                 categorical_features="auto"):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.threshold = threshold
+        self.pruning = pruning
+        self.confidence_factor = confidence_factor
+        self.categorical_features = categorical_features
+
+    # -- parameters and input ------------------------------------------------
+
+    def _check_params(self):
+        def choice(name, options):
+            value = getattr(self, name)
+            if not any(value is option or value == option for option in options):
+                raise InvalidParameterError(
+                    f"{name} must be one of {options}, got {value!r}")
+            return value
+
+        choice("criterion", ("gain_ratio", "gain"))
+        choice("threshold", ("midpoint", "training_value"))
+        choice("pruning", ("confidence", "pessimistic", None))
+        max_depth = check_int_param(self.max_depth, "max_depth", low=0, allow_none=True)
+        min_leaf = check_float_param(self.min_samples_leaf, "min_samples_leaf")
+        cf = check_float_param(self.confidence_factor, "confidence_factor")
+        if not 0 < cf < 1:
+            raise InvalidParameterError(
+                f"confidence_factor must lie in (0, 1), got {self.confidence_factor!r}")
+        return max_depth, min_leaf
+
+    def _categorical_mask(self, X, array, names) -> np.ndarray:
+        n_features = array.shape[1]
+        spec = self.categorical_features
+        if isinstance(spec, str) and spec == "auto":
+            if isinstance(X, pd.DataFrame):
+                return np.array([not pd.api.types.is_numeric_dtype(dtype)
+                                 or pd.api.types.is_bool_dtype(dtype) for dtype in X.dtypes])
+            return np.array([not all(_is_number(v) for v in array[:, j] if not pd.isna(v))
+                             for j in range(n_features)])
+        values = np.asarray(spec)
+        if values.dtype == bool:
+            if values.shape != (n_features,):
+                raise InvalidParameterError(
+                    f"categorical_features as a mask must have shape ({n_features},), "
+                    f"got {values.shape}")
+            return values.copy()
+        mask = np.zeros(n_features, dtype=bool)
+        for item in values.ravel().tolist():
+            if isinstance(item, str):
+                if names is None or item not in list(names):
+                    raise InvalidParameterError(
+                        f"categorical_features names {item!r}, which is not a column of X")
+                mask[list(names).index(item)] = True
+            elif isinstance(item, int) and -n_features <= item < n_features:
+                mask[item] = True
+            else:
+                raise InvalidParameterError(
+                    "categorical_features must be 'auto', a boolean mask, or column indices "
+                    f"in [0, {n_features}) or names; got {item!r}")
+        return mask
+
+    def _encode_X(self, array, fitting: bool):
+        """Nominal columns to codes (-1 = missing or unseen), numeric to float (nan = missing)."""
+        n, d = array.shape
+        codes = np.full((n, d), -1, dtype=np.intp)
+        numbers = np.full((n, d), np.nan)
+        missing = _missing_mask(array)
+        if fitting:
+            self.categories_ = [None] * d
+        for j in range(d):
+            column, known = array[:, j], ~missing[:, j]
+            if self.is_categorical_[j]:
+                if fitting:
+                    codes[known, j], self.categories_[j] = encode(column[known])
+                else:
+                    lookup = {v: c for c, v in enumerate(self.categories_[j].tolist())}
+                    codes[known, j] = [lookup.get(v, -2) for v in column[known].tolist()]
+            else:
+                try:
+                    numbers[known, j] = column[known].astype(float)
+                except (TypeError, ValueError):
+                    raise ValueError(
+                        f"X column {j} is numeric (as in fit) but holds a non-number "
+                        f"such as {next(v for v in column[known] if not _is_number(v))!r}"
+                    ) from None
+                if np.isinf(numbers[:, j]).any():
+                    raise ValueError(f"X column {j} holds inf; numeric values must be finite")
+        return codes, numbers
+
+    # -- fitting -------------------------------------------------------------
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow a C4.5 tree and prune it.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Nominal and numeric features; missing values as ``NaN`` or
+            ``None``.  Not modified.
+        y : array_like of shape (n_samples,)
+            Class labels (no missing values).
+        sample_weight : array_like of shape (n_samples,), default=None
+            Non-negative case weights; ``None`` weighs every case 1.
+
+        Returns
+        -------
+        self : C45Classifier
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If ``X`` is not 2-D or is empty, a numeric column holds a string
+            or inf, ``y`` has the wrong length or missing labels, or
+            ``sample_weight`` is invalid; ``InvalidParameterError`` (a
+            ``ValueError``) for an invalid parameter.
+        """
+        max_depth, min_leaf = self._check_params()
+        names = feature_names_of(X)
+        array = _as_object_array(X)
+        labels = check_target(y, array.shape[0])
+        weight = check_sample_weight(sample_weight, array.shape[0])
+        self.is_categorical_ = self._categorical_mask(X, array, names)
+        y_codes, self.classes_ = encode(labels)
+        self.n_classes_ = len(self.classes_)
+        self.n_features_in_ = array.shape[1]
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        codes, numbers = self._encode_X(array, fitting=True)
+        values = None
+        if self.threshold == "training_value":
+            values = [np.unique(numbers[~np.isnan(numbers[:, j]), j])
+                      for j in range(array.shape[1])]
+        keep = weight > 0
+        grower = _Grower(codes[keep], numbers[keep], y_codes[keep], weight[keep], self,
+                         max_depth, min_leaf, values)
+        self.unpruned_root_ = grower.grow()
+        if self.pruning == "confidence":
+            self.root_ = confidence_prune(self.unpruned_root_, self.confidence_factor)
+        elif self.pruning == "pessimistic":
+            self.root_ = pessimistic_prune(self.unpruned_root_)
+        else:
+            self.root_ = self.unpruned_root_
+        return self
+
+    # -- prediction ----------------------------------------------------------
+
+    def predict_proba(self, X):
+        """Class probabilities, summing over branches for missing values.
+
+        A row with a known value follows its branch; a row whose tested value
+        is missing follows every branch, each weighted by the branch's share
+        of the node's training weight; a row whose category has no branch at
+        a node gets that node's class distribution.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Samples with the features seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows sum to 1; columns follow ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If called before ``fit``.
+        ValueError
+            If ``X`` has another number of features or other feature names
+            than in ``fit``, or a numeric column holds a non-number or inf.
+        """
+        check_is_fitted(self, "root_")
+        array = check_predict_X(self, X, allow_missing=True)
+        codes, numbers = self._encode_X(array, fitting=False)
+        proba = np.zeros((array.shape[0], self.n_classes_))
+        stack = [(self.root_, np.arange(array.shape[0]), np.ones(array.shape[0]))]
+        while stack:
+            node, rows, share = stack.pop()
+            if rows.size == 0:
+                continue
+            if node.is_leaf:
+                proba[rows] += share[:, None] * node.proba
+                continue
+            j = node.feature
+            if node.threshold is None:
+                branch_of = {self.categories_[j].tolist().index(c): i
+                             for i, c in enumerate(node.categories)}
+                branch = np.array([-2 if c == -1 else branch_of.get(c, -1)
+                                   for c in codes[rows, j].tolist()], dtype=np.intp)
+            else:
+                x = numbers[rows, j]
+                branch = np.where(np.isnan(x), -2, np.where(x <= node.threshold, 0, 1))
+            stopped = branch == -1  # a category with no branch here
+            proba[rows[stopped]] += share[stopped, None] * node.proba
+            missing = branch == -2
+            fractions = _branch_fractions(node)
+            for i, child in enumerate(node.children):
+                mine = (branch == i) | missing
+                stack.append((child, rows[mine],
+                              share[mine] * np.where(missing[mine], fractions[i], 1.0)))
+        return proba
+
+    def predict(self, X):
+        """Predicted class: the largest probability, the first class on a tie.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError, ValueError
+            As for :meth:`predict_proba`.
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    # -- inspection ----------------------------------------------------------
+
+    def get_depth(self) -> int:
+        """Depth of the fitted (pruned) tree; a single leaf has depth 0."""
+        check_is_fitted(self, "root_")
+        return max(node.depth for node in iter_nodes(self.root_))
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves of the fitted (pruned) tree."""
+        check_is_fitted(self, "root_")
+        return sum(node.is_leaf for node in iter_nodes(self.root_))
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_))
+
+
+def _as_object_array(X) -> np.ndarray:
+    from dtree._base import check_categorical_X
+
+    return check_categorical_X(X, estimator_name="C45Classifier", allow_missing=True)
+
+
+def _branch_fractions(node: Node) -> np.ndarray:
+    """Each branch's share of the node's training weight (= its share of the known weight)."""
+    weights = np.array([child.value.sum() for child in node.children])
+    return weights / weights.sum()
+
+
+class _Grower:
+    """Depth-first growth; nodes are numbered in pre-order as they are created."""
+
+    def __init__(self, codes, numbers, y, weight, estimator, max_depth, min_leaf, values):
+        self.codes, self.numbers, self.y, self.w0 = codes, numbers, y, weight
+        self.categorical = estimator.is_categorical_
+        self.categories = estimator.categories_
+        self.n_classes = estimator.n_classes_
+        self.use_ratio = estimator.criterion == "gain_ratio"
+        self.max_depth, self.min_leaf, self.values = max_depth, min_leaf, values
+        self.n_nodes = 0
+
+    def _new_node(self, rows, w, depth):
+        value = _class_weights(self.y[rows], w, self.n_classes)
+        node = Node(node_id=self.n_nodes, depth=depth, n_samples=int(rows.size),
+                    value=value, impurity=float(_entropy_of_counts(value)))
+        self.n_nodes += 1
+        return node
+
+    def _candidates(self, rows, w):
+        y = self.y[rows]
+        scores = {}
+        for j in range(self.codes.shape[1]):
+            if self.categorical[j]:
+                s = nominal_split(self.codes[rows, j], y, w, len(self.categories[j]),
+                                  self.n_classes, self.min_leaf)
+            else:
+                s = threshold_split(self.numbers[rows, j], y, w, self.n_classes, self.min_leaf,
+                                    None if self.values is None else self.values[j])
+            if s is not None:
+                scores[j] = s
+        return scores
+
+    def _choose(self, scores):
+        """Quinlan's rule: largest gain ratio among features with at least average gain."""
+        if not scores:
+            return None
+        gains = {j: s.gain for j, s in scores.items()}
+        if self.use_ratio:
+            average = sum(gains.values()) / len(gains)
+            eligible = {j: scores[j].gain_ratio for j in scores
+                        if gains[j] >= average - TIE_TOLERANCE and gains[j] > TIE_TOLERANCE
+                        and not np.isnan(scores[j].gain_ratio)}
+        else:
+            eligible = {j: g for j, g in gains.items() if g > TIE_TOLERANCE}
+        if not eligible:
+            return None
+        best = max(eligible.values())
+        return next(j for j in sorted(eligible) if eligible[j] >= best - TIE_TOLERANCE)
+
+    def _children(self, rows, w, j, split: SplitCandidate):
+        """(branch label, rows, weights) of each branch; missing rows go everywhere."""
+        if split.threshold is None:
+            column = self.codes[rows, j]
+            labels = [c for c in range(len(self.categories[j])) if np.any(column == c)]
+            masks = [column == c for c in labels]
+            labels = [self.categories[j][c] for c in labels]
+            missing = column < 0
+        else:
+            column = self.numbers[rows, j]
+            missing = np.isnan(column)
+            masks = [~missing & (column <= split.threshold), ~missing & (column > split.threshold)]
+            labels = [None, None]
+        known = np.array([w[m].sum() for m in masks])
+        out = []
+        for label, mask, share in zip(labels, masks, known / known.sum()):
+            take = mask | missing
+            child_w = w[take] * np.where(missing[take], share, 1.0)
+            positive = child_w > 0
+            out.append((label, rows[take][positive], child_w[positive]))
+        return out
+
+    def grow(self) -> Node:
+        n = self.y.shape[0]
+        root = None
+        stack = [(None, 0, np.arange(n), self.w0.copy(), 0)]
+        while stack:
+            parent, index, rows, w, depth = stack.pop()
+            node = self._new_node(rows, w, depth)
+            if parent is None:
+                root = node
+            else:
+                parent.children[index] = node
+            if (np.count_nonzero(node.value > TIE_TOLERANCE) <= 1
+                    or node.weighted_n_samples < 2 * self.min_leaf - TIE_TOLERANCE
+                    or (self.max_depth is not None and depth >= self.max_depth)):
+                continue
+            scores = self._candidates(rows, w)
+            node.candidate_scores = scores
+            j = self._choose(scores)
+            if j is None:
+                continue
+            split = scores[j]
+            node.feature = j
+            node.gain = split.gain_ratio if self.use_ratio else split.gain
+            node.threshold = split.threshold
+            branches = self._children(rows, w, j, split)
+            if split.threshold is None:
+                node.categories = tuple(label for label, _, _ in branches)
+            node.children = [None] * len(branches)
+            for i in reversed(range(len(branches))):
+                _, child_rows, child_w = branches[i]
+                stack.append((node, i, child_rows, child_w, depth + 1))
+        return root
