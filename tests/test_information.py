@@ -358,3 +358,46 @@ def test_gain_with_missing_values():
     assert gain_with_missing_values(weather["outlook"], weather["play"]) == pytest.approx(
         information_gain_from_labels(weather["outlook"], weather["play"]))
     assert gain_with_missing_values([None, None], ["a", "b"]) == 0.0
+
+
+# --- second-order impurity and impurity decrease ----------------------------------
+
+def test_second_order_impurity_hand_values():
+    from dtree.information import second_order_impurity
+
+    assert second_order_impurity([1, 1]) == pytest.approx(0.625)
+    assert second_order_impurity([5, 0]) == 0.0
+    # three equal classes: 3 * 1/3 * (2/3 + 2/9) = 8/9
+    assert second_order_impurity([1, 1, 1]) == pytest.approx(8 / 9)
+
+
+@given(st.lists(st.integers(0, 50), min_size=2, max_size=6).filter(lambda c: sum(c) > 0))
+def test_second_order_impurity_lies_between_gini_and_entropy_in_nats(counts):
+    """def-impurity-second-order, thm-impurity-taylor: Gini <= G2 <= H (nats): the series has positive terms."""
+    from dtree.information import second_order_impurity
+
+    g2 = second_order_impurity(counts)
+    assert gini(counts) - 1e-12 <= g2 <= entropy(counts, base=np.e) + 1e-12
+
+
+@given(st.lists(st.lists(st.integers(0, 30), min_size=3, max_size=3), min_size=2, max_size=5)
+       .filter(lambda t: sum(map(sum, t)) > 0))
+def test_impurity_decrease_is_gain_with_entropy_and_non_negative(table):
+    """thm-impurity-concave-gain: a concave impurity never increases under a split."""
+    from dtree.information import impurity_decrease, misclassification_error, \
+        second_order_impurity
+
+    assert impurity_decrease(table, entropy) == pytest.approx(information_gain(table), abs=1e-12)
+    for phi in (gini, entropy, misclassification_error, second_order_impurity):
+        assert impurity_decrease(table, phi) >= -1e-12
+
+
+def test_impurity_decrease_rejects_bad_tables():
+    from dtree.information import impurity_decrease
+
+    with pytest.raises(ValueError, match="table"):
+        impurity_decrease([1, 2, 3])
+    with pytest.raises(ValueError, match="non-negative"):
+        impurity_decrease([[1, -2], [3, 4]])
+    with pytest.raises(ValueError, match="sums to 0"):
+        impurity_decrease([[0, 0], [0, 0]])
