@@ -9,8 +9,9 @@ estimators at the top level, and text / Graphviz renderings in
 from dtree.c45 import C45Classifier
 from dtree.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from dtree.exceptions import InvalidParameterError, NotFittedError
-from dtree.export import export_graphviz, export_text
+from dtree.export import export_graphviz, export_rules, export_text
 from dtree.id3 import ID3Classifier
+from dtree.plotting import plot_tree
 
 __version__ = "0.1.0"
 
@@ -21,6 +22,8 @@ __all__ = [
     "DecisionTreeRegressor",
     "export_text",
     "export_graphviz",
+    "export_rules",
+    "plot_tree",
     "NotFittedError",
     "InvalidParameterError",
     "__version__",

@@ -3,17 +3,22 @@
 ``export_text`` prints the tree as indented rules in scikit-learn's layout;
 ``export_graphviz`` returns DOT source for Graphviz's ``dot`` (render it with
 the ``graphviz`` package or the ``dot`` command).  Neither needs Graphviz
-installed to produce its text.
+installed to produce its text.  ``tree_rules`` lists the tree as one rule per
+leaf (the conjunction of the tests on the path to it) and ``export_rules``
+prints those rules.  (``plot_tree``, which draws the tree with matplotlib, is
+in :mod:`dtree.plotting`.)
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from dtree._base import check_is_fitted
 from dtree.tree import Node, iter_nodes
 
-__all__ = ["export_text", "export_graphviz"]
+__all__ = ["export_text", "export_graphviz", "export_rules", "tree_rules", "Condition", "Rule"]
 
 # Colour-blind-safe palette (Okabe & Ito, 2008), one colour per class.
 _PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
@@ -258,4 +263,198 @@ def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity
                 label = f' [label="{_dot_escape(edge)}"]' if edge else ""
                 lines.append(f"{node.node_id} -> {child.node_id}{label} ;")
     lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# --- rules: one conjunction of tests per leaf ---------------------------------
+
+@dataclass(frozen=True)
+class Condition:
+    """One test on the path from the root to a leaf.
+
+    Attributes
+    ----------
+    feature : int
+        Index of the tested feature (column of ``X``).
+    operator : {"<=", ">", "="}
+        ``"<="`` and ``">"`` for the two branches of a binary test
+        ``x[feature] <= threshold``; ``"="`` for a branch of a multiway test.
+    value : float or object
+        The threshold (binary test) or the category of the branch (multiway).
+    """
+
+    feature: int
+    operator: str
+    value: object
+
+    def format(self, feature_names, decimals: int = 2) -> str:
+        """The condition as text: ``petal_length <= 2.45`` or ``outlook = sunny``."""
+        name = feature_names[self.feature]
+        if self.operator == "=":
+            return f"{name} = {self.value}"
+        return f"{name} {self.operator} {self.value:.{decimals}f}"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The path to one leaf: ``if`` all ``conditions`` hold ``then`` the leaf predicts.
+
+    Attributes
+    ----------
+    conditions : tuple of Condition
+        The tests on the path from the root, in path order (empty when the
+        root is a leaf).
+    leaf : Node
+        The leaf the path ends in; its ``value``, ``n_samples`` and ``proba``
+        give the prediction and its support.
+    """
+
+    conditions: tuple
+    leaf: Node
+
+
+def tree_rules(estimator) -> list[Rule]:
+    """One :class:`Rule` per leaf, in pre-order (leaves from left to right).
+
+    A leaf's rule is the conjunction of the tests on the path from the root
+    to it: for a binary node ``x[j] <= t`` for ``children[0]`` and
+    ``x[j] > t`` for ``children[1]``; for a multiway node ``x[j] = c`` for
+    the child of category ``c``.  The rules of a tree are mutually exclusive
+    and, on the categories and values seen in ``fit``, exhaustive (Quinlan,
+    *C4.5: Programs for Machine Learning*, 1993, chapter 5).
+
+    Parameters
+    ----------
+    estimator : fitted estimator with a ``root_`` tree of :class:`~dtree.tree.Node`
+        ID3Classifier, DecisionTreeClassifier, DecisionTreeRegressor, C45Classifier, ...
+
+    Returns
+    -------
+    list of Rule
+        ``len(rules) == estimator.get_n_leaves()``.
+
+    Raises
+    ------
+    NotFittedError
+        If the estimator is not fitted.
+
+    Examples
+    --------
+    >>> from dtree import ID3Classifier
+    >>> from dtree.datasets import load_weather
+    >>> weather = load_weather()
+    >>> tree = ID3Classifier().fit(weather.drop(columns="play"), weather["play"])
+    >>> rules = tree_rules(tree)
+    >>> len(rules), rules[1].conditions
+    (5, (Condition(feature=0, operator='=', value='rainy'),
+         Condition(feature=3, operator='=', value=False)))
+    """
+    check_is_fitted(estimator, "root_")
+    rules: list[Rule] = []
+    stack = [(estimator.root_, ())]
+    while stack:  # depth first, first child first: pre-order
+        node, conditions = stack.pop()
+        if node.is_leaf:
+            rules.append(Rule(conditions=conditions, leaf=node))
+            continue
+        if node.threshold is not None:
+            tests = [Condition(node.feature, "<=", node.threshold),
+                     Condition(node.feature, ">", node.threshold)]
+        else:
+            tests = [Condition(node.feature, "=", category) for category in node.categories]
+        for test, child in reversed(list(zip(tests, node.children))):
+            stack.append((child, conditions + (test,)))
+    return rules
+
+
+def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2,
+                 show_weights=False) -> str:
+    """The fitted tree as ``if ... then ...`` rules, one line per leaf.
+
+    Each line is the rule of one leaf (see :func:`tree_rules`), leaves in
+    pre-order (left to right in the drawn tree), conditions in path order::
+
+        if <condition> and <condition> ... then <prediction> (<support>)
+
+    A condition is ``name <= threshold`` or ``name > threshold`` for a binary
+    test, ``name = category`` for a multiway one; a tree that is a single
+    leaf gives one line ``if True then ...``.
+
+    What is shown after ``then``:
+
+    * classifiers: ``class: <majority class>`` and, in parentheses, the
+      leaf's number of training samples ``samples: n`` and the fraction
+      ``fraction: p`` of the leaf's (weighted) training samples that are of
+      the predicted class (the rule's accuracy on the training set, and the
+      ``predict_proba`` of that class); with ``show_weights=True`` also the
+      leaf's (weighted) class counts ``weights: [...]`` in the order of
+      ``classes_``.
+    * regressors: ``value: <prediction>`` and ``samples: n``
+      (``show_weights`` has no effect, as in :func:`export_text`).
+
+    Parameters
+    ----------
+    estimator : fitted estimator with a ``root_`` tree
+        ID3Classifier, DecisionTreeClassifier, DecisionTreeRegressor or any
+        other dtree estimator whose ``root_`` is a :class:`~dtree.tree.Node`.
+    feature_names : sequence of str of length n_features, default=None
+        As in :func:`export_text`.
+    class_names : sequence of str of length n_classes, default=None
+        As in :func:`export_text` (ignored for a regressor).
+    decimals : int, default=2
+        Decimals of thresholds, regression values, fractions and non-integer
+        class weights.
+    show_weights : bool, default=False
+        Also show the leaf's (weighted) class counts (classifiers only).
+
+    Returns
+    -------
+    str
+        One line per leaf, each ending in a newline.
+
+    Raises
+    ------
+    NotFittedError
+        If the estimator is not fitted.
+    ValueError
+        If ``feature_names`` or ``class_names`` has the wrong length, or
+        ``decimals`` is not an int >= 0.
+
+    Notes
+    -----
+    The conditions describe observed values: where a CART tree sends a
+    missing value (NaN) is not part of them.  For CART, a threshold is
+    compared with the float32 rounding of the feature (see
+    :mod:`dtree.cart`), as in ``predict``.
+
+    Examples
+    --------
+    >>> from dtree import ID3Classifier, export_rules
+    >>> from dtree.datasets import load_weather
+    >>> weather = load_weather()
+    >>> tree = ID3Classifier().fit(weather.drop(columns="play"), weather["play"])
+    >>> print(export_rules(tree), end="")
+    if outlook = overcast then class: yes (samples: 4, fraction: 1.00)
+    if outlook = rainy and windy = False then class: yes (samples: 3, fraction: 1.00)
+    if outlook = rainy and windy = True then class: no (samples: 2, fraction: 1.00)
+    if outlook = sunny and humidity = high then class: no (samples: 3, fraction: 1.00)
+    if outlook = sunny and humidity = normal then class: yes (samples: 2, fraction: 1.00)
+    """
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or decimals < 0:
+        raise ValueError(f"decimals must be an int >= 0, got {decimals!r}")
+    feature_names, class_names = _names(estimator, feature_names, class_names)
+    classifier = _is_classifier(estimator)
+    lines = []
+    for rule in tree_rules(estimator):
+        conditions = " and ".join(c.format(feature_names, decimals) for c in rule.conditions)
+        leaf = rule.leaf
+        support = [f"samples: {leaf.n_samples}"]
+        if classifier:
+            prediction = f"class: {_majority(leaf, class_names)}"
+            if show_weights:
+                support.append(f"weights: {_format_value(leaf.value, decimals)}")
+            support.append(f"fraction: {leaf.proba.max():.{decimals}f}")
+        else:
+            prediction = f"value: {leaf.value[0]:.{decimals}f}"
+        lines.append(f"if {conditions or 'True'} then {prediction} ({', '.join(support)})")
     return "\n".join(lines) + "\n"

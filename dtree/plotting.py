@@ -1,15 +1,27 @@
-"""The book's figure style.
+"""The book's figure style, and trees drawn with matplotlib.
 
 Figures have an opaque white background with dark ink and a colour-blind-safe
 palette (Okabe & Ito), so they read the same on the light and the dark theme of
-the HTML book.  Matplotlib is imported only when a function here is called.
+the HTML book.  ``plot_tree`` draws a fitted tree with matplotlib alone (no
+Graphviz).  Matplotlib is imported only when a function here is called.
 """
 
 from __future__ import annotations
 
-__all__ = ["BOOK_COLORS", "use_book_style"]
+import numbers
+from dataclasses import dataclass
 
-# Okabe & Ito (2008), "Color Universal Design".
+import numpy as np
+
+from dtree._base import check_is_fitted
+from dtree.exceptions import InvalidParameterError
+from dtree.export import _is_classifier, _names
+from dtree.tree import Node, iter_nodes
+
+__all__ = ["BOOK_COLORS", "use_book_style", "plot_tree"]
+
+#: The book's colours: the colour-blind-safe palette of Okabe & Ito (2008),
+#: "Color Universal Design", as hex strings.
 BOOK_COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
                "#F0E442", "#000000"]
 
@@ -54,3 +66,370 @@ def use_book_style() -> None:
         "font.size": 11,
         "legend.frameon": False,
     })
+
+
+# --- plot_tree -----------------------------------------------------------------
+
+# A pure node is filled with its class colour at this strength over white, so
+# that black text stays readable on every colour of the palette.
+MAX_TINT = 0.6
+TRUNCATED_TEXT = "\n  (...)  \n"
+TRUNCATED_FILL = "#d9d9d9"
+
+
+@dataclass(eq=False)
+class _Box:
+    """A node as drawn: its place in the tidy layout and the edge that leads to it."""
+
+    node: Node
+    parent: "_Box | None"
+    edge: str          # label of the edge from the parent ("" for none)
+    depth: int
+    truncated: bool    # below max_depth: drawn as "(...)"
+    x: float = 0.0     # in leaf slots: leaves at 0, 1, 2, ...
+
+
+def _edge_labels(node: Node, is_root: bool) -> list[str]:
+    """Categories on multiway edges; "True"/"False" under a binary root (as scikit-learn)."""
+    if node.threshold is None:
+        return [str(category) for category in node.categories]
+    return ["True  ", "  False"] if is_root else ["", ""]
+
+
+def _tidy_layout(root: Node, max_depth) -> list[_Box]:
+    """The visible boxes in pre-order, placed as a tidy tree.
+
+    Leaves (and "(...)" boxes) take the slots x = 0, 1, 2, ... from left to
+    right; each parent is centred over its first and last child; the depth
+    gives the row.
+    """
+    boxes: list[_Box] = []
+    n_slots = 0
+
+    def place(node, parent, edge, depth):
+        nonlocal n_slots
+        box = _Box(node, parent, edge, depth,
+                   truncated=max_depth is not None and depth > max_depth)
+        boxes.append(box)
+        if node.is_leaf or box.truncated:
+            box.x = float(n_slots)
+            n_slots += 1
+        else:
+            labels = _edge_labels(node, parent is None)
+            children = [place(child, box, label, depth + 1)
+                        for child, label in zip(node.children, labels)]
+            box.x = (children[0].x + children[-1].x) / 2
+        return box
+
+    place(root, None, "", 0)
+    return boxes
+
+
+def _round(x, precision: int) -> str:
+    """``x`` rounded to ``precision`` decimals, shortest form (``0.94``, ``50.0``)."""
+    return str(round(float(x), precision))
+
+
+def _value_text(values, precision: int, *, counts: bool) -> str:
+    """``[50, 0, 0]`` for integral counts, else ``[0.333, 0.5, ...]``."""
+    values = np.asarray(values, dtype=np.float64)
+    if counts and np.all(np.mod(values, 1) == 0):
+        return "[" + ", ".join(str(int(v)) for v in values) + "]"
+    return "[" + ", ".join(_round(v, precision) for v in values) + "]"
+
+
+def _node_text(estimator, node: Node, *, root: Node, feature_names, class_names, criterion,
+               show_labels: bool, impurity: bool, node_ids: bool, proportion: bool,
+               precision: int) -> str:
+    """The lines of a node's box, as in scikit-learn's plot_tree."""
+    def line(name, text):
+        return f"{name} = {text}" if show_labels else text
+
+    lines = []
+    if node_ids:
+        lines.append(("node #" if show_labels else "#") + str(node.node_id))
+    if not node.is_leaf:
+        name = feature_names[node.feature]
+        lines.append(f"{name} <= {_round(node.threshold, precision)}"
+                     if node.threshold is not None else f"{name}?")
+    if impurity:
+        lines.append(line(criterion, _round(node.impurity, precision)))
+    if proportion:
+        lines.append(line("samples", _round(100.0 * node.n_samples / root.n_samples, 1) + "%"))
+    else:
+        lines.append(line("samples", str(node.n_samples)))
+    if _is_classifier(estimator):
+        value = node.proba if proportion else node.value
+        lines.append(line("value", _value_text(value, precision, counts=not proportion)))
+        k = int(np.argmax(node.value))  # ties: first class, as predict
+        lines.append(line("class", f"y[{k}]" if class_names is True else class_names[k]))
+    else:
+        lines.append(line("value", _round(node.value[0], precision)))
+    return "\n".join(lines)
+
+
+def _hex_to_rgb(colour: str) -> np.ndarray:
+    return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.float64)
+
+
+def _tint(colour: str, strength: float) -> str:
+    """``colour`` laid over white with opacity ``strength * MAX_TINT``, as #rrggbb."""
+    alpha = MAX_TINT * min(1.0, max(0.0, strength))
+    rgb = alpha * _hex_to_rgb(colour) + (1.0 - alpha) * 255.0
+    return "#" + "".join(f"{int(round(c)):02x}" for c in rgb)
+
+
+def _ink(fill: str) -> str:
+    """Black or white text, whichever contrasts more with ``fill`` (WCAG 2 luminance)."""
+    c = _hex_to_rgb(fill) / 255.0
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    luminance = float(linear @ [0.2126, 0.7152, 0.0722])
+    return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"
+
+
+def _fill_colours(estimator, root: Node) -> dict:
+    """Fill colour of every node, by node_id.
+
+    Classifier: the colour of the majority class, stronger the purer the
+    node: strength ``(p1 - p2) / (1 - p2)`` for the two largest class
+    fractions (white when they tie, full when the node is pure).
+    Regressor: the first book colour, stronger the larger the node's value
+    (white at the smallest value of the tree, full at the largest).
+    """
+    nodes = list(iter_nodes(root))
+    if _is_classifier(estimator):
+        colours = {}
+        for node in nodes:
+            p = np.sort(node.proba)[::-1]
+            strength = 0.0 if p.size == 1 else (p[0] - p[1]) / (1.0 - p[1])
+            colour = BOOK_COLORS[int(np.argmax(node.value)) % len(BOOK_COLORS)]
+            colours[node.node_id] = _tint(colour, strength)
+        return colours
+    values = np.array([node.value[0] for node in nodes])
+    low, high = values.min(), values.max()
+    return {node.node_id: _tint(BOOK_COLORS[0], 0.0 if high == low else (v - low) / (high - low))
+            for node, v in zip(nodes, values)}
+
+
+def _check_plot_params(max_depth, label, precision, fontsize, flags):
+    if max_depth is not None and (isinstance(max_depth, bool)
+                                  or not isinstance(max_depth, numbers.Integral) or max_depth < 0):
+        raise InvalidParameterError(f"max_depth must be None or an int >= 0, got {max_depth!r}")
+    if label not in ("all", "root", "none"):
+        raise InvalidParameterError(f"label must be 'all', 'root' or 'none', got {label!r}")
+    if isinstance(precision, bool) or not isinstance(precision, numbers.Integral) or precision < 0:
+        raise InvalidParameterError(f"precision must be an int >= 0, got {precision!r}")
+    if fontsize is not None and (isinstance(fontsize, bool)
+                                 or not isinstance(fontsize, numbers.Real) or not fontsize > 0):
+        raise InvalidParameterError(f"fontsize must be None or a number > 0, got {fontsize!r}")
+    for name, value in flags.items():
+        if not isinstance(value, (bool, np.bool_)):
+            raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
+
+
+def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None, label="all",
+              filled=False, impurity=True, node_ids=False, proportion=False, rounded=False,
+              precision=3, ax=None, fontsize=None):
+    """Draw a fitted tree with matplotlib: one box per node, an arrow per edge.
+
+    The signature and the contents of the boxes are those of scikit-learn's
+    ``sklearn.tree.plot_tree``: the test of an internal node
+    (``petal_length <= 2.45`` for a binary node, ``outlook?`` for a multiway
+    node), the impurity, the number of training samples, the (weighted)
+    class counts or the regression value, and the majority class.  The edges
+    out of a multiway node are labelled with their categories; the edges out
+    of a binary root with "True" (``children[0]``, test true) and "False".
+    Needs matplotlib only (not Graphviz).
+
+    The layout is a tidy tree: leaves at evenly spaced positions from left
+    to right (in the order of ``children``), each parent centred over its
+    first and last child, one row per depth; the tree fills the axes.
+
+    Parameters
+    ----------
+    estimator : fitted estimator with a ``root_`` tree of :class:`~dtree.tree.Node`
+        ID3Classifier, DecisionTreeClassifier, DecisionTreeRegressor,
+        C45Classifier, ...
+    max_depth : int or None, default=None
+        Draw nodes down to this depth (the root has depth 0); the children of
+        deeper internal nodes are drawn as grey ``(...)`` boxes.  ``None``
+        draws the whole tree.
+    feature_names : sequence of str of length n_features, default=None
+        Names of the features; defaults to ``feature_names_in_`` if the
+        estimator has it, else ``feature_0``, ``feature_1``, ...
+    class_names : sequence of str of length n_classes, or True, default=None
+        Names of the classes in the order of ``classes_``; ``None`` uses
+        ``classes_`` (scikit-learn then omits the class line); ``True`` shows
+        ``y[k]``.  Ignored for a regressor.
+    label : {"all", "root", "none"}, default="all"
+        Where to write the field names (``samples =``, ...): at every node,
+        at the root only, or nowhere.
+    filled : bool, default=False
+        Fill the boxes: a classifier's node in the colour of its majority
+        class from :data:`BOOK_COLORS`, stronger the purer the node
+        (strength :math:`(p_1 - p_2)/(1 - p_2)` for its two largest class
+        fractions); a regressor's node in the first book colour, stronger
+        the larger its value.  At full strength the colour is laid over white
+        at 60 % opacity, so the text stays readable; otherwise boxes are
+        white.
+    impurity : bool, default=True
+        Show each node's impurity under the estimator's criterion (entropy
+        in bits for ID3).
+    node_ids : bool, default=False
+        Show each node's ``node_id`` (its position in pre-order).
+    proportion : bool, default=False
+        Show samples as a percentage of the root's samples and class counts
+        as class fractions.
+    rounded : bool, default=False
+        Draw boxes with rounded corners.
+    precision : int, default=3
+        Decimals of thresholds, impurities and values (class counts are
+        shown without decimals when they are whole numbers, as for
+        unweighted samples; fractional weighted counts, e.g. C4.5's, with
+        ``precision`` decimals).
+    ax : matplotlib Axes, default=None
+        Axes to draw on (cleared first, its axis turned off); ``None`` uses
+        ``matplotlib.pyplot.gca()``.
+    fontsize : float, default=None
+        Font size of the text; ``None`` chooses the largest size at which
+        the boxes fit their slots of the axes.
+
+    Returns
+    -------
+    list of matplotlib.text.Annotation
+        The annotations drawn, in pre-order: each node's box (with the arrow
+        from its parent), followed by the label of that edge if it has one.
+        Box annotations have gid ``"node <node_id>"`` (``"truncated
+        <node_id>"`` for a ``(...)`` box), edge labels ``"edge <parent
+        node_id>-><child node_id>"``.
+
+    Raises
+    ------
+    NotFittedError
+        If the estimator is not fitted.
+    ValueError
+        If ``feature_names`` or ``class_names`` has the wrong length;
+        ``InvalidParameterError`` (a ValueError) if ``max_depth``,
+        ``label``, ``precision``, ``fontsize``, a flag or ``ax`` is invalid.
+
+    See Also
+    --------
+    dtree.export_graphviz : the same boxes as DOT source for Graphviz.
+    dtree.export_text, dtree.export_rules : the tree as text.
+
+    References
+    ----------
+    scikit-learn's ``sklearn.tree.plot_tree`` (box contents and arguments);
+    the layout is the simple tidy tree of C. Wetherell and A. Shannon, "Tidy
+    drawings of trees", *IEEE Trans. Software Engineering* 5 (1979) 514-520
+    (leaves in order, parents centred).
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from dtree import ID3Classifier, plot_tree
+    >>> from dtree.datasets import load_weather
+    >>> weather = load_weather()
+    >>> tree = ID3Classifier().fit(weather.drop(columns="play"), weather["play"])
+    >>> fig = Figure(figsize=(8, 4))
+    >>> artists = plot_tree(tree, ax=fig.subplots(), filled=True)
+    >>> print(artists[0].get_text())
+    outlook?
+    entropy = 0.94
+    samples = 14
+    value = [5, 9]
+    class = yes
+    >>> [a.get_text() for a in artists if a.get_gid().startswith("edge 0->")]
+    ['overcast', 'rainy', 'sunny']
+    >>> sum(a.get_gid().startswith("node") for a in artists)
+    8
+    """
+    flags = dict(filled=filled, impurity=impurity, node_ids=node_ids, proportion=proportion,
+                 rounded=rounded)
+    _check_plot_params(max_depth, label, precision, fontsize, flags)
+    check_is_fitted(estimator, "root_")
+    classifier = _is_classifier(estimator)
+    if class_names is True and classifier:
+        feature_names, _ = _names(estimator, feature_names, None)
+    else:
+        if class_names is not None and (isinstance(class_names, (bool, str))
+                                        or not np.iterable(class_names)):
+            raise InvalidParameterError(
+                f"class_names must be None, True or a sequence of str, got {class_names!r}")
+        feature_names, class_names = _names(estimator, feature_names, class_names)
+
+    import matplotlib as mpl
+    from matplotlib.axes import Axes
+
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        ax = plt.gca()
+    elif not isinstance(ax, Axes):
+        raise InvalidParameterError(f"ax must be a matplotlib Axes or None, got {ax!r}")
+    ax.clear()
+    ax.set_axis_off()
+
+    root = estimator.root_
+    criterion = (getattr(estimator, "_impurity_name", None)
+                 or getattr(estimator, "criterion", "impurity"))
+    fills = _fill_colours(estimator, root) if filled else {}
+    boxes = _tidy_layout(root, max_depth)
+    n_slots = 1 + max(box.x for box in boxes)
+    n_rows = 1 + max(box.depth for box in boxes)
+    edge_ink = mpl.rcParams["text.color"]
+    size = mpl.rcParams["font.size"] if fontsize is None else fontsize
+
+    def position(box):  # centre of the box's slot, in axes fraction
+        return ((box.x + 0.5) / n_slots, 1.0 - (box.depth + 0.5) / n_rows)
+
+    artists, box_artists = [], []
+    for box in boxes:
+        node = box.node
+        if box.truncated:
+            text, fill, gid = TRUNCATED_TEXT, TRUNCATED_FILL, f"truncated {node.node_id}"
+        else:
+            text = _node_text(estimator, node, root=root, feature_names=feature_names,
+                              class_names=class_names, criterion=criterion,
+                              show_labels=label == "all" or (label == "root" and node is root),
+                              impurity=impurity, node_ids=node_ids, proportion=proportion,
+                              precision=precision)
+            fill, gid = fills.get(node.node_id, "#ffffff"), f"node {node.node_id}"
+        style = dict(ha="center", va="center", xycoords="axes fraction", fontsize=size,
+                     color=_ink(fill), zorder=100 - 10 * box.depth,
+                     bbox=dict(boxstyle="round" if rounded else "square", fc=fill, ec=edge_ink))
+        if box.parent is None:
+            annotation = ax.annotate(text, position(box), **style)
+        else:
+            annotation = ax.annotate(text, position(box.parent), position(box),
+                                     arrowprops=dict(arrowstyle="<-", color=edge_ink), **style)
+        annotation.set_gid(gid)
+        artists.append(annotation)
+        box_artists.append(annotation)
+        if box.edge:
+            (x0, y0), (x1, y1) = position(box.parent), position(box)
+            style = dict(va="center", xycoords="axes fraction", fontsize=size, color=edge_ink,
+                         zorder=100 - 10 * box.depth + 5)
+            if box.parent.node.threshold is not None:  # "True  " / "  False" beside the arrow
+                style["ha"] = "right" if node is box.parent.node.children[0] else "left"
+            else:  # a category, on a white patch over the arrow
+                style.update(ha="center", bbox=dict(boxstyle="square,pad=0.1", fc="white",
+                                                    ec="none"))
+            edge = ax.annotate(box.edge, ((x0 + x1) / 2, (y0 + y1) / 2), **style)
+            edge.set_gid(f"edge {box.parent.node.node_id}->{node.node_id}")
+            artists.append(edge)
+
+    if fontsize is None:
+        _fit_fontsize(ax, artists, box_artists, n_slots, n_rows)
+    return artists
+
+
+def _fit_fontsize(ax, artists, box_artists, n_slots, n_rows):
+    """Scale all text: the largest box fills 90 % of a slot's width or 75 % of its height."""
+    ax.figure.figure.draw_without_rendering()  # (the root figure) lays out the boxes
+    extents = [a.get_bbox_patch().get_window_extent() for a in box_artists]
+    axes = ax.get_window_extent()
+    scale = min(0.90 * axes.width / n_slots / max(e.width for e in extents),
+                0.75 * axes.height / n_rows / max(e.height for e in extents))
+    for artist in artists:
+        artist.set_fontsize(artist.get_fontsize() * scale)
