@@ -18,7 +18,8 @@ import numpy as np
 from dtree._base import check_is_fitted
 from dtree.tree import Node, iter_nodes
 
-__all__ = ["export_text", "export_graphviz", "export_rules", "tree_rules", "Condition", "Rule"]
+__all__ = ["export_text", "export_graphviz", "export_rules", "export_trace", "tree_rules", "Condition",
+           "Rule"]
 
 # Colour-blind-safe palette (Okabe & Ito, 2008), one colour per class.
 _PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
@@ -458,3 +459,96 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2,
             prediction = f"value: {leaf.value[0]:.{decimals}f}"
         lines.append(f"if {conditions or 'True'} then {prediction} ({', '.join(support)})")
     return "\n".join(lines) + "\n"
+
+
+def _score_text(score, decimals: int) -> str:
+    """One candidate's score: a gain (float) or C4.5's gain / split information / ratio."""
+    if hasattr(score, "split_information"):
+        return (f"gain {score.gain:.{decimals}f}, split info {score.split_information:.{decimals}f}"
+                f", ratio {score.gain_ratio:.{decimals}f}")
+    return f"gain {score:.{decimals}f}"
+
+
+def export_trace(estimator, *, feature_names=None, class_names=None, decimals=3) -> str:
+    """How the tree was grown: each node's data, every candidate's score and the choice.
+
+    One block per node in pre-order.  Its first line gives the path from the
+    root (``root`` or the conditions, as in :func:`export_rules`), the number
+    of samples, the (weighted) class counts and the node's impurity (entropy
+    in bits for ID3 and C4.5).  Then one line per feature that competed at
+    the node with its score — the information gain for ID3; gain, split
+    information and gain ratio for C4.5, marking the features whose gain is
+    below the average (they may not compete on ratio) — and a final line
+    naming the chosen test, or why the node is a leaf.
+
+    Parameters
+    ----------
+    estimator : fitted ID3Classifier, C45Classifier, DecisionTreeClassifier or DecisionTreeRegressor
+        CART trees record no candidates: only the chosen test is shown.
+    feature_names, class_names : sequence of str, default=None
+        As in :func:`export_text`.
+    decimals : int, default=3
+        Decimals of the numbers.
+
+    Returns
+    -------
+    str
+        The trace, lines separated by newlines.
+
+    Raises
+    ------
+    NotFittedError
+        If the estimator is not fitted.
+    ValueError
+        If ``feature_names`` or ``class_names`` has the wrong length.
+
+    References
+    ----------
+    J. R. Quinlan, "Induction of Decision Trees", *Machine Learning* 1 (1986),
+    81-106 (the weather data's trace, section 4).
+
+    Examples
+    --------
+    >>> from dtree import ID3Classifier
+    >>> from dtree.datasets import load_weather
+    >>> weather = load_weather()
+    >>> tree = ID3Classifier().fit(weather.drop(columns="play"), weather["play"])
+    >>> print(export_trace(tree).split("\\n\\n")[0])
+    root: 14 samples, counts [5, 9], impurity 0.940
+      outlook: gain 0.247
+      temperature: gain 0.029
+      humidity: gain 0.152
+      windy: gain 0.048
+      chosen: outlook
+    """
+    names, classes = _names(estimator, feature_names, class_names)
+    blocks = []
+    stack = [(estimator.root_, [])]
+    while stack:
+        node, path = stack.pop()
+        where = "root" if not path else " and ".join(path)
+        counts = _format_value(node.value, decimals)
+        lines = [f"{where}: {node.n_samples} samples, "
+                 f"{'counts' if classes is not None else 'value'} {counts}, "
+                 f"impurity {node.impurity:.{decimals}f}"]
+        scores = node.candidate_scores
+        average = None
+        if scores and all(hasattr(s, "split_information") for s in scores.values()):
+            average = float(np.mean([s.gain for s in scores.values()]))
+            lines.append(f"  average gain {average:.{decimals}f}")
+        for feature, score in scores.items():
+            mark = " (below average)" if average is not None and \
+                score.gain < average - 1e-12 else ""
+            lines.append(f"  {names[feature]}: {_score_text(score, decimals)}{mark}")
+        if node.is_leaf:
+            lines.append(f"  leaf: {_leaf_label(estimator, node, classes, decimals)}")
+        else:
+            test = names[node.feature] if node.threshold is None else \
+                f"{names[node.feature]} <= {node.threshold:.{decimals}f}"
+            lines.append(f"  chosen: {test}")
+        blocks.append("\n".join(lines))
+        if not node.is_leaf:
+            edges = _edge_texts(node, names, decimals)
+            stack.extend((child, path + [edge])
+                         for child, edge in reversed(list(zip(node.children, edges))))
+    return "\n\n".join(blocks) + "\n"

@@ -8,6 +8,7 @@ import pytest
 
 from dtree import ID3Classifier, NotFittedError, export_graphviz, export_text
 from dtree.datasets import load_weather
+from dtree.tree import iter_nodes
 
 
 @pytest.fixture
@@ -120,3 +121,24 @@ def test_cart_graphviz_and_regression_text():
     assert '0 [label="feature_0 <= 3.500\\nsquared_error = 7.750\\nsamples = 8\\nvalue = [3.500]"] ;' in dot
     assert '0 -> 1 [label="True"] ;' in dot and '0 -> 2 [label="False"] ;' in dot
     assert tree.root_.children[1].value.tolist() == [6.0]
+
+
+def test_export_trace_for_every_estimator():
+    from dtree import C45Classifier, DecisionTreeClassifier
+    from dtree.export import export_trace
+
+    weather = load_weather(numeric=True)
+    X, y = weather.drop(columns="play"), weather["play"]
+    c45 = C45Classifier(pruning=None).fit(X, y)
+    trace = export_trace(c45)
+    blocks = trace.strip().split("\n\n")
+    assert len(blocks) == sum(1 for _ in iter_nodes(c45.root_))
+    assert sum("  leaf: " in b for b in blocks) == c45.get_n_leaves()
+    root = blocks[0].splitlines()
+    assert root[1] == "  average gain 0.123"
+    assert "temperature: gain 0.045, split info 0.940, ratio 0.048 (below average)" in root[3]
+    assert root[-1] == "  chosen: outlook"
+    assert "outlook = sunny and humidity <= 77.500: 2 samples" in trace
+    cart = DecisionTreeClassifier(max_depth=2).fit(X[["temperature", "humidity"]], y)
+    cart_trace = export_trace(cart, decimals=2)
+    assert cart_trace.startswith("root: 14 samples, counts [5, 9], impurity 0.46\n  chosen: ")
