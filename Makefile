@@ -87,3 +87,25 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV) *.egg-info
+
+# MathJax 3 is vendored in book/_static/mathjax, so that the book typesets its
+# formulas with no network (mathjax_path in _config.yml).  `make mathjax`
+# refreshes that copy: it fetches the pinned package from npm's registry,
+# checks the tarball against its integrity hash and copies the files the book
+# uses (see book/_static/mathjax/README.md).  The build itself never fetches it.
+MATHJAX_VERSION   := 3.2.2
+MATHJAX_INTEGRITY := sha512-Bt+SSVU8eBG27zChVewOicYs7Xsdt40qm4+UpHyX7k0/O9NliPc+x77k1/FEsPsjKPZGJvtRZM1vO+geW0OhGw==
+MATHJAX_DIR       := book/_static/mathjax
+
+.PHONY: mathjax
+mathjax:
+	@command -v npm >/dev/null || { echo "make mathjax needs npm (Debian/Ubuntu: sudo apt-get install npm)" >&2; exit 1; }
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	tgz=$$(cd "$$tmp" && npm pack --silent mathjax@$(MATHJAX_VERSION)); \
+	got=$$($(PYTHON) -c 'import base64, hashlib, sys; print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' "$$tmp/$$tgz"); \
+	if [ "$$got" != "$(MATHJAX_INTEGRITY)" ]; then echo "mathjax@$(MATHJAX_VERSION): integrity $$got, expected $(MATHJAX_INTEGRITY)" >&2; exit 1; fi; \
+	tar -xzf "$$tmp/$$tgz" -C "$$tmp"; \
+	rm -rf $(MATHJAX_DIR)/output; mkdir -p $(MATHJAX_DIR)/output/chtml/fonts; \
+	cp "$$tmp/package/LICENSE" "$$tmp/package/es5/tex-chtml-full.js" $(MATHJAX_DIR)/; \
+	cp -r "$$tmp/package/es5/output/chtml/fonts/woff-v2" $(MATHJAX_DIR)/output/chtml/fonts/
+	@echo "MathJax $(MATHJAX_VERSION) is in $(MATHJAX_DIR)"

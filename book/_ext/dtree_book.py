@@ -1,0 +1,93 @@
+"""Sphinx glue for the dtree book (loaded through ``sphinx.local_extensions`` in _config.yml).
+
+Three small things that a configuration value cannot do:
+
+* ``dtree_version`` (``dtree.__version__``) in the template context of every
+  HTML page, for the footer line in ``book/_templates/dtree-versions.html``:
+  the version has one home, ``dtree/__init__.py``.
+* Cross-references to a public alias find the documented object: a docstring
+  may write ``dtree.export_text`` (the name users import) while the function
+  is documented in its module as ``dtree.export.export_text``, or name a class
+  of its own module without the module.  A reference that Sphinx cannot
+  resolve is imported; if it names an object that the API reference
+  documents under its defining module, or a unique documented object of that
+  name, the link goes there.  A name that matches nothing still fails the
+  nitpicky build.
+* In numpydoc's parameter and attribute types, a name ending in an underscore
+  followed by a comma or a parenthesis (``of shape (n_features_in_,)``, as in
+  scikit-learn) is escaped; reStructuredText would read it as a hyperlink
+  reference.
+"""
+
+import importlib
+import re
+
+import dtree
+
+
+def add_dtree_version(app, config):
+    """Set ``html_context["dtree_version"]`` (Sphinx's ``config-inited`` event)."""
+    config.html_context = {**config.html_context, "dtree_version": dtree.__version__}
+
+
+def _import(dotted):
+    """The object named by a dotted path, or None."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[i:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def resolve_public_alias(app, env, node, contnode):
+    """Resolve a Python reference to a re-exported or unqualified name (``missing-reference``)."""
+    if node.get("refdomain") != "py":
+        return None
+    domain = env.get_domain("py")
+    target = node["reftarget"]
+    modname = node.get("py:module") or ""
+    candidates = [target, f"{modname}.{target}", f"dtree.{target}"]
+    for candidate in candidates:
+        obj = _import(candidate)
+        module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        if obj is not None and module and qualname and f"{module}.{qualname}" != candidate:
+            found = domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"],
+                                        f"{module}.{qualname}", node, contnode)
+            if found is not None:
+                return found
+    # A unique documented object of that name (what a leading "." asks Sphinx for).
+    matches = domain.find_obj(env, modname, node.get("py:class"), target, node["reftype"],
+                              searchmode=1)
+    if len(matches) == 1:
+        return domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"],
+                                   matches[0][0], node, contnode)
+    return None
+
+
+# "name : type" lines of numpydoc sections; in the type, "word_" before "," or ")".
+_PARAM_LINE = re.compile(r"^(\s*[\w, *\\]+ : )(.*)$")
+_TRAILING_UNDERSCORE = re.compile(r"(\w)_(?=[,)])")
+
+
+def escape_type_underscores(app, what, name, obj, options, lines):
+    """Escape ``name_`` before ``,`` or ``)`` in numpydoc type text (``autodoc-process-docstring``)."""
+    for i, line in enumerate(lines):
+        match = _PARAM_LINE.match(line)
+        if match:
+            lines[i] = match.group(1) + _TRAILING_UNDERSCORE.sub(r"\1\\_", match.group(2))
+
+
+def setup(app):
+    app.connect("config-inited", add_dtree_version)
+    app.connect("missing-reference", resolve_public_alias)
+    # Before numpydoc (priority 500) turns the sections into reStructuredText.
+    app.connect("autodoc-process-docstring", escape_type_underscores, priority=400)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

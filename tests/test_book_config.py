@@ -1,0 +1,238 @@
+"""The HTML book's configuration: offline maths, one repository URL, the footer's
+version, the glossary's Chinese terms and an API reference that misses no public name.
+
+These tests read _config.yml, _toc.yml and the pages under book/; they need no
+build (tests/browser checks the built HTML).
+"""
+
+import importlib
+import re
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import yaml
+
+import dtree
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+SPHINX = CONFIG["sphinx"]["config"]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def toc_files():
+    """Every `file:` of _toc.yml (without suffix), recursively."""
+    found = []
+
+    def walk(entry):
+        if isinstance(entry, dict):
+            if "file" in entry:
+                found.append(entry["file"])
+            for value in entry.values():
+                walk(value)
+        elif isinstance(entry, list):
+            for item in entry:
+                walk(item)
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    found.append(toc["root"])
+    walk(toc.get("parts", []))
+    return found
+
+
+# -- offline maths -------------------------------------------------------------
+
+
+def test_mathjax_is_served_from_the_book():
+    path = SPHINX["mathjax_path"]
+    assert not re.match(r"^(https?:)?//", path), f"mathjax_path is remote: {path!r}"
+    static_dirs = [ROOT / d for d in SPHINX["html_static_path"]]
+    hits = [d / path for d in static_dirs if (d / path).is_file()]
+    assert hits, f"mathjax_path {path!r} is in none of html_static_path {static_dirs}"
+    script = hits[0]
+    # The "full" component carries every TeX extension: nothing is autoloaded
+    # at reading time (autoload would fetch [tex]/... files that are not here).
+    assert script.name == "tex-chtml-full.js"
+    assert script.stat().st_size > 1_000_000, "not the MathJax component (a pointer or a stub?)"
+    # CommonHTML output loads its fonts from [mathjax]/output/chtml/fonts/woff-v2.
+    fonts = sorted((script.parent / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    assert len(fonts) == 23, [f.name for f in fonts]
+    assert (script.parent / "LICENSE").is_file()
+
+
+def test_no_page_template_or_stylesheet_loads_from_the_network():
+    """Our own static files and templates reference no remote script, style or font."""
+    for path in [*(BOOK / "_static").glob("*.css"), *(BOOK / "_templates").glob("*.html")]:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"""(src|href)=["']?(https?:)?//|url\(["']?(https?:)?//|@import""",
+                             text), path
+
+
+# -- one repository URL --------------------------------------------------------
+
+
+def test_the_repository_url_is_named_once():
+    url = CONFIG["repository"]["url"]
+    assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", url), url
+    config_text = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    assert config_text.count("github.com") == 1, "the repository URL must appear once"
+    # The launch buttons are made from it (and the hubs' own URLs).
+    launch = CONFIG["launch_buttons"]
+    assert launch["binderhub_url"] == "https://mybinder.org"
+    assert launch["colab_url"] == "https://colab.research.google.com"
+    assert launch["notebook_interface"] == "jupyterlab"
+    # No page hard-codes it.
+    for page in BOOK.rglob("*"):
+        if page.suffix in {".md", ".ipynb", ".rst", ".html"} and "_build" not in page.parts:
+            assert url not in page.read_text(encoding="utf-8"), page
+
+
+def test_chapter_pages_offer_their_notebook_for_download():
+    assert CONFIG["html"]["use_download_button"] is True
+    for name in toc_files():
+        if name.startswith("book/part"):
+            assert (ROOT / f"{name}.ipynb").is_file(), f"{name} is not a notebook"
+
+
+# -- the footer's version ------------------------------------------------------
+
+
+def test_footer_names_the_dtree_version_from_the_package():
+    """The footer line takes the version from dtree.__version__ (no second copy)."""
+    assert CONFIG["sphinx"]["local_extensions"] == {"dtree_book": "book/_ext"}
+    sys.path.insert(0, str(BOOK / "_ext"))
+    try:
+        extension = importlib.import_module("dtree_book")
+    finally:
+        sys.path.remove(str(BOOK / "_ext"))
+    config = SimpleNamespace(html_context={"other": 1})
+    extension.add_dtree_version(app=None, config=config)
+    assert config.html_context == {"other": 1, "dtree_version": dtree.__version__}
+
+    template = (BOOK / "_templates" / "dtree-versions.html").read_text(encoding="utf-8")
+    assert "{{ dtree_version }}" in template
+    assert "pathto('book/versions')" in template
+    assert (BOOK / "versions.ipynb").is_file() and "book/versions" in toc_files()
+    assert "dtree-versions.html" in SPHINX["html_theme_options"]["footer_content_items"]
+    assert SPHINX["templates_path"] == ["book/_templates"]
+    # A static footer would be a second copy of the version.
+    assert not CONFIG["html"].get("extra_footer")
+    assert not re.search(r"\d+\.\d+\.\d+", template)
+
+
+def test_pyproject_version_is_dtree_version():
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^version = "([^"]+)"', text, re.M).group(1) == dtree.__version__
+
+
+# -- glossary ------------------------------------------------------------------
+
+
+def glossary_entries():
+    """The entries of book/glossary.md's glossary: (terms, definition) pairs."""
+    text = (BOOK / "glossary.md").read_text(encoding="utf-8")
+    block = re.search(r"```\{glossary\}\n(.*?)\n```", text, re.S).group(1)
+    entries = []
+    for chunk in re.split(r"\n\s*\n", block.strip()):
+        lines = chunk.splitlines()
+        terms = [line.strip() for line in lines if line and not line[0].isspace()]
+        definition = " ".join(line.strip() for line in lines if line and line[0].isspace())
+        entries.append((terms, definition))
+    return entries
+
+
+REQUIRED_TERMS = [
+    "entropy", "conditional entropy", "joint entropy", "information gain", "split information",
+    "gain ratio", "Gini impurity", "Gini index", "misclassification error", "impurity", "node",
+    "leaf", "root", "depth", "pre-pruning", "post-pruning", "cost-complexity pruning",
+    "weakest link", "pessimistic error pruning", "continuity correction", "confidence factor",
+    "sample weight", "class weight", "missing value", "threshold", "sorted sweep", "splitter",
+    "feature importance", "overfitting", "ID3", "C4.5", "CART", "regression tree",
+    "mean squared error", "mean absolute error", "KL divergence", "mutual information",
+    "self-information", "Taylor expansion",
+]
+
+
+def test_every_glossary_entry_has_a_chinese_equivalent():
+    entries = glossary_entries()
+    assert len(entries) >= 30
+    for terms, definition in entries:
+        assert terms and definition, (terms, definition)
+        assert any(CJK.search(t) for t in terms), f"no Chinese term for {terms}"
+        assert any(not CJK.search(t) for t in terms), f"no English term for {terms}"
+
+
+def test_glossary_covers_the_books_terms_once_each():
+    terms = [t.lower() for entry_terms, _ in glossary_entries() for t in entry_terms]
+    assert len(terms) == len(set(terms)), "a term is defined twice (Sphinx warns)"
+    missing = [t for t in REQUIRED_TERMS if t.lower() not in terms]
+    assert not missing, missing
+    # The Chinese terms of the book's central measures, as the sources write them.
+    for chinese in ["信息增益", "信息增益比", "基尼指数", "剪枝", "熵", "条件熵", "预剪枝", "后剪枝"]:
+        assert chinese in terms, chinese
+
+
+# -- API reference -------------------------------------------------------------
+
+API = BOOK / "api"
+_DIRECTIVE = re.compile(
+    r"^\.\. (auto\w+|py:\w+):: (\S+)\n((?:[ \t]+:[\w-]+:.*\n)*)", re.M)
+
+
+def module_members(module):
+    """The names ``automodule :members:`` documents: ``__all__``, else those defined there."""
+    if hasattr(module, "__all__"):
+        return list(module.__all__)
+    return [n for n, obj in vars(module).items()
+            if not n.startswith("_") and getattr(obj, "__module__", None) == module.__name__]
+
+
+def documented_objects():
+    """Objects the API pages document: explicit auto* directives and automodule members."""
+    objects, names = [], set()
+    for page in sorted(API.glob("*.rst")):
+        for kind, name, options in _DIRECTIVE.findall(page.read_text(encoding="utf-8")):
+            names.add(name)
+            if kind == "automodule":
+                module = importlib.import_module(name)
+                if ":members:" in options:
+                    excluded = re.search(r":exclude-members:(.*)", options)
+                    excluded = {s.strip() for s in excluded.group(1).split(",")} if excluded else set()
+                    objects += [getattr(module, n) for n in module_members(module)
+                                if n not in excluded]
+            elif kind.startswith("auto"):
+                module_name, _, attr = name.rpartition(".")
+                module_name = module_name or "dtree"
+                objects.append(getattr(importlib.import_module(module_name), attr))
+    return objects, names
+
+
+def test_api_pages_document_every_public_name():
+    objects, names = documented_objects()
+    undocumented = [
+        name for name in dtree.__all__
+        if name != "__version__" and not any(obj is getattr(dtree, name) for obj in objects)
+    ]
+    assert not undocumented, (
+        f"{undocumented} are in dtree.__all__ but on no page of book/api: add them to "
+        "book/api/dtree.rst (estimators, exceptions) or to the __all__ of a module that "
+        "book/api documents with automodule")
+    assert "__version__" in names
+
+
+@pytest.mark.parametrize("module", ["dtree.information", "dtree.datasets", "dtree.tree",
+                                    "dtree.export", "dtree.plotting"])
+def test_each_public_module_has_a_page(module):
+    _, names = documented_objects()
+    assert module in names
+
+
+def test_every_api_page_is_in_the_toc():
+    """A page missing from _toc.yml would be skipped silently (only_build_toc_files)."""
+    listed = set(toc_files())
+    pages = {f"book/api/{p.stem}" for p in API.glob("*.rst")}
+    assert pages <= listed, sorted(pages - listed)
+    assert {"book/glossary", "book/notation", "book/bibliography"} <= listed
