@@ -1,0 +1,375 @@
+"""Property tests for the theorems of the CART chapter (book/part2/cart.ipynb).
+
+Each test names the label of the statement it checks.  The trees are grown by
+``dtree``; scikit-learn is the oracle where the best split is unique
+(continuous targets, or weights drawn from a wide range).
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import tree as sk
+from sklearn.utils.class_weight import compute_class_weight
+
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+from dtree.information import gini, weighted_median
+
+SETTINGS = settings(max_examples=25, deadline=None)
+
+
+def make_data(seed, n, d, n_classes=3, distinct=8):
+    """Features with repeated values, labels that depend on them, positive weights."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, distinct, size=(n, d)).astype(float)
+    y_class = np.clip((X[:, 0] / distinct * n_classes + rng.normal(scale=0.7, size=n)).astype(int),
+                      0, n_classes - 1)
+    y_reg = X[:, 0] + np.sin(X[:, -1]) + rng.normal(scale=0.5, size=n)
+    weight = rng.uniform(0.2, 3.0, size=n)
+    return X, y_class, y_reg, weight
+
+
+def leaf_impurity(t):
+    leaf = t.children_left < 0
+    return float(t.weighted_n_node_samples[leaf] @ t.impurity[leaf] / t.weighted_n_node_samples[0])
+
+
+def decreases(t):
+    inner = np.flatnonzero(t.children_left >= 0)
+    w, imp, left, right = t.weighted_n_node_samples, t.impurity, t.children_left, t.children_right
+    return inner, (w[inner] * imp[inner] - w[left[inner]] * imp[left[inner]]
+                   - w[right[inner]] * imp[right[inner]]) / w[0]
+
+
+def node_sets(tree, X):
+    """The tree as the family of training-row sets of its nodes (independent of the numbering).
+
+    Two splits that divide a node's rows in the same way (for example two features that both cut
+    off the same two rows) are equally good, a tie; they give the same family, so the comparison
+    does not depend on how exact ties are broken.
+    """
+    reach = tree.decision_path(X).toarray().astype(bool)
+    return {frozenset(np.flatnonzero(reach[:, i]).tolist()) for i in range(tree.tree_.node_count)}
+
+
+# ---------------------------------------------------------------------------
+# thm-cart-count-splits
+# ---------------------------------------------------------------------------
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 40), distinct=st.integers(1, 10))
+def test_numeric_feature_has_m_minus_1_splits(seed, n, distinct):
+    """thm-cart-count-splits, part 1: the midpoints give m - 1 different non-trivial left sets."""
+    x = np.random.default_rng(seed).integers(0, distinct, size=n).astype(float)
+    values = np.unique(x)
+    midpoints = (values[:-1] + values[1:]) / 2
+    left_sets = {frozenset(np.flatnonzero(x <= s).tolist()) for s in midpoints}
+    assert len(left_sets) == values.size - 1
+    # every threshold, not only the midpoints, gives one of them or a trivial split
+    for s in np.linspace(x.min() - 1, x.max() + 1, 50):
+        left = frozenset(np.flatnonzero(x <= s).tolist())
+        assert left in left_sets or len(left) in (0, n)
+
+
+@pytest.mark.parametrize("m", range(1, 8))
+def test_categorical_feature_has_2_to_the_m_minus_1_minus_1_splits(m):
+    """thm-cart-count-splits, part 2: unordered two-block partitions of m values."""
+    values = range(m)
+    partitions = set()
+    for r in range(1, m):
+        for subset in itertools.combinations(values, r):
+            a = frozenset(subset)
+            partitions.add(frozenset([a, frozenset(values) - a]))
+    assert len(partitions) == 2 ** (m - 1) - 1
+
+
+def test_weather_outlook_gini_indices():
+    """def-cart-split on the weather data: the three splits of outlook (seed 004)."""
+    from dtree.datasets import load_weather
+
+    weather = load_weather()
+    index = {}
+    for v in ["sunny", "overcast", "rainy"]:
+        inside = weather["outlook"] == v
+        counts_in = weather.loc[inside, "play"].value_counts().reindex(["yes", "no"], fill_value=0).to_numpy()
+        counts_out = weather.loc[~inside, "play"].value_counts().reindex(["yes", "no"], fill_value=0).to_numpy()
+        index[v] = inside.sum() / 14 * gini(counts_in) + (~inside).sum() / 14 * gini(counts_out)
+    assert index["sunny"] == pytest.approx(124 / 315, abs=1e-12)
+    assert index["overcast"] == pytest.approx(5 / 14, abs=1e-12)
+    assert index["rainy"] == pytest.approx(16 / 35, abs=1e-12)
+    assert [round(index[v], 3) for v in ["sunny", "overcast", "rainy"]] == [0.394, 0.357, 0.457]
+
+
+# ---------------------------------------------------------------------------
+# thm-cart-training-loss
+# ---------------------------------------------------------------------------
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 60), depth=st.sampled_from([1, 2, 3, None]),
+       criterion=st.sampled_from(["gini", "entropy"]), weighted=st.booleans())
+def test_classification_impurity_is_training_loss(seed, n, depth, criterion, weighted):
+    """thm-cart-training-loss: R(T) = weighted Brier score (Gini) or log loss in bits (entropy)."""
+    X, y, _, w = make_data(seed, n, 3)
+    w = w if weighted else np.ones(n)
+    tree = DecisionTreeClassifier(criterion=criterion, max_depth=depth).fit(X, y, sample_weight=w)
+    proba = tree.predict_proba(X)
+    codes = np.searchsorted(tree.classes_, y)
+    if criterion == "gini":
+        loss = np.sum((np.eye(len(tree.classes_))[codes] - proba) ** 2, axis=1)
+    else:
+        loss = -np.log2(proba[np.arange(n), codes])
+    t = tree.tree_
+    assert leaf_impurity(t) == pytest.approx(np.average(loss, weights=w), rel=1e-9, abs=1e-12)
+    assert t.impurity[0] - leaf_impurity(t) == pytest.approx(decreases(t)[1].sum(), rel=1e-9, abs=1e-12)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 60), depth=st.sampled_from([1, 2, 4, None]),
+       weighted=st.booleans())
+def test_squared_error_leaves_are_means_and_impurity_is_mse(seed, n, depth, weighted):
+    """thm-cart-training-loss (squared error): leaf = weighted mean, R(T) = weighted MSE, part 2."""
+    X, _, y, w = make_data(seed, n, 2)
+    w = w if weighted else np.ones(n)
+    tree = DecisionTreeRegressor(max_depth=depth).fit(X, y, sample_weight=w)
+    leaves = tree.apply(X)
+    for leaf in np.unique(leaves):
+        m = leaves == leaf
+        assert tree.predict(X[m][:1])[0] == pytest.approx(np.average(y[m], weights=w[m]), rel=1e-9, abs=1e-9)
+    t = tree.tree_
+    mse = np.average((y - tree.predict(X)) ** 2, weights=w)
+    assert leaf_impurity(t) == pytest.approx(mse, rel=1e-9, abs=1e-12)
+    assert t.impurity[0] - leaf_impurity(t) == pytest.approx(decreases(t)[1].sum(), rel=1e-9, abs=1e-12)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 60), depth=st.sampled_from([1, 2, 3]),
+       weighted=st.booleans())
+def test_absolute_error_leaves_are_medians_and_impurity_is_mae(seed, n, depth, weighted):
+    """thm-cart-training-loss (absolute error): leaf = weighted median, R(T) = weighted MAE."""
+    X, _, y, w = make_data(seed, n, 2)
+    w = w if weighted else np.ones(n)
+    tree = DecisionTreeRegressor(max_depth=depth, criterion="absolute_error")
+    try:
+        tree.fit(X, y, sample_weight=w)
+    except NotImplementedError:
+        pytest.skip("criterion='absolute_error' is not implemented in dtree yet")
+    leaves = tree.apply(X)
+    for leaf in np.unique(leaves):
+        m = leaves == leaf
+        assert tree.predict(X[m][:1])[0] == pytest.approx(weighted_median(y[m], sample_weight=w[m]), abs=1e-9)
+    mae = np.average(np.abs(y - tree.predict(X)), weights=w)
+    assert leaf_impurity(tree.tree_) == pytest.approx(mae, rel=1e-9, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# thm-cart-sweep
+# ---------------------------------------------------------------------------
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 80), distinct=st.integers(2, 15))
+def test_stump_is_the_best_of_all_midpoints(seed, n, distinct):
+    """thm-cart-sweep, part 1: the sweep finds the largest Gini decrease over all m - 1 thresholds,
+    and the lowest threshold among equal ones."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, distinct, size=n).astype(float)
+    if np.unique(x).size < 2:
+        return
+    k = rng.integers(0, 3, size=n)
+    w = rng.uniform(0.5, 2.0, size=n)
+    values = np.unique(x)
+    midpoints = (values[:-1] + values[1:]) / 2
+
+    def score(s):
+        left = x <= s
+        return sum(sign * w[m].sum() * gini(np.bincount(k[m], weights=w[m], minlength=3) / w[m].sum())
+                   for sign, m in [(1, np.ones(n, bool)), (-1, left), (-1, ~left)])
+
+    scores = np.array([score(s) for s in midpoints])
+    t = DecisionTreeClassifier(max_depth=1).fit(x[:, None], k, sample_weight=w).tree_
+    if t.node_count == 1:  # pure node: nothing to split
+        assert np.unique(k).size == 1
+        return
+    ours = t.weighted_n_node_samples[0] * t.impurity[0] - t.weighted_n_node_samples[1:] @ t.impurity[1:]
+    assert ours == pytest.approx(scores.max(), rel=1e-9, abs=1e-12)
+    first_best = midpoints[np.flatnonzero(scores >= scores.max() - 1e-9 * max(1.0, abs(scores.max())))[0]]
+    assert t.threshold[0] == pytest.approx(first_best)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 120))
+def test_samples_per_depth_at_most_n(seed, n):
+    """thm-cart-sweep, part 3: the nodes of one depth hold disjoint samples (at most n per depth)."""
+    X, y, _, _ = make_data(seed, n, 3, distinct=30)
+    tree = DecisionTreeClassifier().fit(X, y)
+    reach = tree.decision_path(X).toarray().astype(bool)
+    t = tree.tree_
+    depth = np.zeros(t.node_count, dtype=int)
+    for i in range(t.node_count):
+        if t.children_left[i] >= 0:
+            depth[[t.children_left[i], t.children_right[i]]] = depth[i] + 1
+    for d in range(depth.max() + 1):
+        assert reach[:, depth == d].sum(axis=1).max() <= 1  # each sample in at most one node per depth
+
+
+# ---------------------------------------------------------------------------
+# thm-cart-order
+# ---------------------------------------------------------------------------
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 80), regression=st.booleans(),
+       params=st.sampled_from([{}, {"max_depth": 3}, {"min_samples_leaf": 4}, {"min_impurity_decrease": 0.01}]))
+def test_best_first_without_binding_budget_is_depth_first(seed, n, regression, params):
+    """thm-cart-order: with max_leaf_nodes >= the number of leaves, best-first grows the same tree
+    (the same nodes, as sets of training rows, and the same predictions)."""
+    X, y_class, y_reg, w = make_data(seed, n, 3)
+    estimator, y = (DecisionTreeRegressor, y_reg) if regression else (DecisionTreeClassifier, y_class)
+    full = estimator(**params).fit(X, y, sample_weight=w)
+    for budget in (full.get_n_leaves(), full.get_n_leaves() + 7):
+        if budget < 2:
+            continue
+        best_first = estimator(max_leaf_nodes=budget, **params).fit(X, y, sample_weight=w)
+        assert node_sets(best_first, X) == node_sets(full, X)
+        np.testing.assert_allclose(best_first.predict(X) if regression else best_first.predict_proba(X),
+                                   full.predict(X) if regression else full.predict_proba(X), atol=1e-12)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(10, 80), budget=st.integers(2, 8))
+def test_budgeted_tree_is_a_top_part_of_the_full_tree(seed, n, budget):
+    """thm-cart-order (budget): every node of the max_leaf_nodes tree is a node of the full tree,
+    and the splits made are those of largest decrease in best-first order."""
+    X, _, y, w = make_data(seed, n, 3)
+    full = DecisionTreeRegressor().fit(X, y, sample_weight=w)
+    budgeted = DecisionTreeRegressor(max_leaf_nodes=budget).fit(X, y, sample_weight=w)
+    assert node_sets(budgeted, X) <= node_sets(full, X)
+    assert budgeted.get_n_leaves() == min(budget, full.get_n_leaves())
+    # replay best-first on the full tree
+    t = full.tree_
+    inner, dec = decreases(t)
+    decrease = np.zeros(t.node_count)
+    decrease[inner] = dec
+    frontier, made, tick = [], [], 0
+    if t.children_left[0] >= 0:
+        frontier.append((0, 0))
+    while frontier and len(made) + 1 < budget:
+        i = max(range(len(frontier)), key=lambda j: (decrease[frontier[j][0]], -frontier[j][1]))
+        node, _ = frontier.pop(i)
+        made.append(node)
+        for child in (t.children_left[node], t.children_right[node]):
+            if t.children_left[child] >= 0:
+                tick += 1
+                frontier.append((child, tick))
+    b_inner, b_dec = decreases(budgeted.tree_)
+    assert b_dec.sum() == pytest.approx(decrease[made].sum(), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("budget", [3, 6, 12])
+def test_best_first_matches_scikit_learn(seed, budget):
+    """thm-cart-order: best-first with max_leaf_nodes is scikit-learn's rule (continuous data, no ties)."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((300, 4))
+    y = 3 * X[:, 0] + np.sin(6 * X[:, 1]) + 0.3 * rng.random(300)
+    ours = DecisionTreeRegressor(max_leaf_nodes=budget).fit(X, y)
+    theirs = sk.DecisionTreeRegressor(max_leaf_nodes=budget, random_state=0).fit(X, y)
+    for name in ("children_left", "children_right", "feature", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(ours.tree_, name), getattr(theirs.tree_, name))
+    np.testing.assert_allclose(ours.tree_.threshold, theirs.tree_.threshold, atol=1e-6)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# def-cart-importance
+# ---------------------------------------------------------------------------
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 80), regression=st.booleans(),
+       depth=st.sampled_from([2, 4, None]))
+def test_importances_from_tree_arrays(seed, n, regression, depth):
+    """def-cart-importance: normalised sums of weighted decreases per feature; they add to 1 and
+    the unnormalised ones add up to R(root) - R(T)."""
+    X, y_class, y_reg, w = make_data(seed, n, 4)
+    estimator, y = (DecisionTreeRegressor, y_reg) if regression else (DecisionTreeClassifier, y_class)
+    tree = estimator(max_depth=depth).fit(X, y, sample_weight=w)
+    t = tree.tree_
+    inner, dec = decreases(t)
+    mdi = np.bincount(t.feature[inner], weights=dec, minlength=X.shape[1])
+    if inner.size == 0:
+        np.testing.assert_array_equal(tree.feature_importances_, np.zeros(X.shape[1]))
+        return
+    assert np.all(mdi >= -1e-12)
+    assert mdi.sum() == pytest.approx(t.impurity[0] - leaf_impurity(t), rel=1e-9, abs=1e-12)
+    if mdi.sum() > 0:
+        np.testing.assert_allclose(tree.feature_importances_, mdi / mdi.sum(), atol=1e-12)
+        assert tree.feature_importances_.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_importances_match_scikit_learn(seed):
+    """def-cart-importance: equal to scikit-learn's feature_importances_ (continuous data, no ties)."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((400, 5))
+    y = 3 * X[:, 0] + np.sin(6 * X[:, 1]) + X[:, 2] ** 2 + 0.3 * rng.random(400)
+    # min_samples_leaf keeps nodes large: in a node of two or three samples several features can
+    # divide the samples in the same way, a tie that the two libraries may break differently.
+    ours = DecisionTreeRegressor(max_depth=5, min_samples_leaf=10).fit(X, y)
+    theirs = sk.DecisionTreeRegressor(max_depth=5, min_samples_leaf=10, random_state=0).fit(X, y)
+    np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# class_weight and predict_proba (eq-cart-reweighted-proba)
+# ---------------------------------------------------------------------------
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(6, 60),
+       omega=st.lists(st.floats(0.1, 10.0), min_size=3, max_size=3), weighted=st.booleans())
+def test_class_weight_is_a_sample_weight(seed, n, omega, weighted):
+    """class_weight section: a tree with class_weight is the tree with weights w_i * omega[y_i]."""
+    X, y, _, w = make_data(seed, n, 3)
+    w = w if weighted else np.ones(n)
+    class_weight = {c: omega[c] for c in np.unique(y).tolist()}
+    a = DecisionTreeClassifier(max_depth=3, class_weight=class_weight).fit(X, y, sample_weight=w)
+    b = DecisionTreeClassifier(max_depth=3).fit(X, y, sample_weight=w * np.array(omega)[y])
+    for name in ("children_left", "feature", "threshold", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
+    np.testing.assert_allclose(a.tree_.value, b.tree_.value, atol=1e-12)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(6, 60))
+def test_balanced_root_is_uniform_and_matches_compute_class_weight(seed, n):
+    """class_weight='balanced' (prop-weights-balanced): omega_k = n / (K n_k); uniform root."""
+    X, y, _, _ = make_data(seed, n, 3)
+    tree = DecisionTreeClassifier(max_depth=2, class_weight="balanced").fit(X, y)
+    classes = np.unique(y)
+    omega = compute_class_weight("balanced", classes=classes, y=y)
+    np.testing.assert_allclose(omega, n / (classes.size * np.bincount(np.searchsorted(classes, y))), rtol=1e-12)
+    np.testing.assert_allclose(tree.tree_.value[0, 0], np.full(classes.size, 1 / classes.size), atol=1e-12)
+    assert tree.tree_.weighted_n_node_samples[0] == pytest.approx(n)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(6, 60), depth=st.sampled_from([1, 2, 3, None]),
+       weighted=st.booleans())
+def test_predict_proba_is_leaf_fractions_and_undoing_class_weights(seed, n, depth, weighted):
+    """eq-cart-reweighted-proba: predict_proba = weighted leaf fractions of the reweighted samples;
+    dividing by omega and renormalising gives the fractions without class weights."""
+    X, y, _, w = make_data(seed, n, 3)
+    w = w if weighted else np.ones(n)
+    tree = DecisionTreeClassifier(max_depth=depth, class_weight="balanced").fit(X, y, sample_weight=w)
+    codes = np.searchsorted(tree.classes_, y)
+    omega = n / (tree.classes_.size * np.bincount(codes))
+    leaves = tree.apply(X)
+    proba = tree.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    for leaf in np.unique(leaves):
+        m = leaves == leaf
+        reweighted = np.bincount(codes[m], weights=(w * omega[codes])[m], minlength=omega.size)
+        plain = np.bincount(codes[m], weights=w[m], minlength=omega.size)
+        np.testing.assert_allclose(proba[m], np.tile(reweighted / reweighted.sum(), (m.sum(), 1)), atol=1e-12)
+        undone = proba[m][0] / omega
+        np.testing.assert_allclose(undone / undone.sum(), plain / plain.sum(), atol=1e-12)
+    np.testing.assert_array_equal(tree.predict(X), tree.classes_[proba.argmax(axis=1)])
