@@ -452,13 +452,13 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         codes, numbers = self._encode_X(array, fitting=True)
+        keep = weight > 0  # a case of weight 0 is a deleted case
+        codes, numbers, y_codes, weight = codes[keep], numbers[keep], y_codes[keep], weight[keep]
         values = None
         if self.threshold == "training_value":
             values = [np.unique(numbers[~np.isnan(numbers[:, j]), j])
                       for j in range(array.shape[1])]
-        keep = weight > 0
-        grower = _Grower(codes[keep], numbers[keep], y_codes[keep], weight[keep], self,
-                         max_depth, min_leaf, values)
+        grower = _Grower(codes, numbers, y_codes, weight, self, max_depth, min_leaf, values)
         self.unpruned_root_ = grower.grow()
         if self.pruning == "confidence":
             self.root_ = confidence_prune(self.unpruned_root_, self.confidence_factor)

@@ -367,3 +367,11 @@ def test_single_class_gives_one_leaf():
     tree = C45Classifier().fit(X, ["yes"] * 14)
     assert tree.get_n_leaves() == 1 and tree.get_depth() == 0
     assert (tree.predict(X) == "yes").all()
+
+
+def test_zero_weight_is_a_deleted_case_also_for_training_value_thresholds():
+    X = np.array([[1.0], [2.0], [3.0], [4.0], [10.0], [11.0], [12.0], [13.0], [7.0]])
+    y = [0, 0, 0, 0, 1, 1, 1, 1, 1]
+    tree = C45Classifier(threshold="training_value", pruning=None)
+    weighted = tree.fit(X, y, sample_weight=[1] * 8 + [0]).root_.threshold
+    assert weighted == tree.fit(X[:8], y[:8]).root_.threshold == 4.0
