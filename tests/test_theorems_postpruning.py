@@ -1,0 +1,192 @@
+"""The theorems of the chapter "Post-pruning", stated as properties of dtree.
+
+Each test names in its docstring the label of the theorem (or exercise) it
+checks.  Trees are grown on small random data sets, so that every pruned
+subtree can be enumerated and the optimality statements checked by brute
+force; scikit-learn is the oracle for the pruning path.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from sklearn import tree as sktree
+
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+from dtree.pruning import cost_complexity_path, prune_to_alpha
+
+
+@st.composite
+def datasets(draw, max_samples=24):
+    """(X, y, classification): 4 to max_samples samples, 1 to 3 features on a coarse grid."""
+    n = draw(st.integers(min_value=4, max_value=max_samples))
+    d = draw(st.integers(min_value=1, max_value=3))
+    seed = draw(st.integers(min_value=0, max_value=2**32 - 1))
+    classification = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 8, size=(n, d)).astype(float)
+    if classification:
+        y = rng.integers(0, draw(st.integers(min_value=2, max_value=3)), size=n)
+    else:
+        y = np.round(rng.normal(size=n) * 10, 1)
+    return X, y, classification
+
+
+def grown(X, y, classification, **params):
+    estimator = DecisionTreeClassifier(**params) if classification else DecisionTreeRegressor(**params)
+    return estimator.fit(X, y)
+
+
+def node_costs(tree):
+    """R(t) = W_t / W * i(t) (eq-postpruning-node-cost)."""
+    return tree.weighted_n_node_samples / tree.weighted_n_node_samples[0] * tree.impurity
+
+
+def pruned_subtrees(tree, node=0):
+    """Every pruned subtree of the branch of ``node``, as a frozenset of node ids."""
+    left, right = tree.children_left[node], tree.children_right[node]
+    subtrees = [frozenset([node])]
+    if left >= 0:
+        for a, b in itertools.product(pruned_subtrees(tree, left), pruned_subtrees(tree, right)):
+            subtrees.append(frozenset([node]) | a | b)
+    return subtrees
+
+
+def leaves_of(tree, subtree):
+    return [t for t in subtree if tree.children_left[t] < 0 or tree.children_left[t] not in subtree]
+
+
+def cost_complexity(tree, subtree, alpha):
+    """R_alpha(T') = R(T') + alpha |leaves of T'| (eq-postpruning-cost-complexity)."""
+    leaves = leaves_of(tree, subtree)
+    return node_costs(tree)[leaves].sum() + alpha * len(leaves)
+
+
+def kept_nodes(tree, pruned):
+    """Ids in ``tree`` of the nodes of its pruned subtree ``pruned`` (parallel pre-order walk)."""
+    kept, stack = set(), [(0, 0)]
+    while stack:
+        node, node_pruned = stack.pop()
+        kept.add(node)
+        if pruned.children_left[node_pruned] >= 0:
+            stack.extend([(tree.children_left[node], pruned.children_left[node_pruned]),
+                          (tree.children_right[node], pruned.children_right[node_pruned])])
+    return frozenset(kept)
+
+
+def distinct_alphas(alphas, scale, rtol=1e-9):
+    """The distinct effective alphas; a value within rtol (relative) or 1e-12 * scale (absolute) of
+    the previous one is a tie split by rounding (e.g. -5.6e-17 for a split of zero decrease)."""
+    alphas = np.sort(np.maximum(alphas, 0.0))
+    return alphas[np.r_[True, np.diff(alphas) > rtol * alphas[1:] + 1e-12 * scale]]
+
+
+def interval_alphas(tree):
+    """One alpha strictly inside each interval of the path, far from every breakpoint."""
+    alphas = distinct_alphas(cost_complexity_path(tree)[0], scale=tree.impurity[0])
+    return np.r_[alphas[:-1] + np.diff(alphas) / 2, 2 * alphas[-1] + 1e-3]
+
+
+@settings(max_examples=60, deadline=None)
+@given(datasets(), st.floats(min_value=0.0, max_value=0.5))
+def test_pruning_inequality(data, alpha):
+    """thm-postpruning-inequality: pruning at t does not increase R_alpha iff g(t) <= alpha."""
+    X, y, classification = data
+    tree = grown(X, y, classification).tree_
+    alpha = alpha * tree.impurity[0]  # on the scale of the costs
+    whole = frozenset(range(tree.node_count))
+    for t in np.flatnonzero(tree.children_left >= 0):
+        branch = {t}
+        stack = [t]
+        while stack:
+            node = stack.pop()
+            if tree.children_left[node] >= 0:
+                children = [tree.children_left[node], tree.children_right[node]]
+                branch.update(children)
+                stack.extend(children)
+        pruned = (whole - branch) | {t}
+        branch_leaves = leaves_of(tree, frozenset(branch))
+        g = (node_costs(tree)[t] - node_costs(tree)[branch_leaves].sum()) / (len(branch_leaves) - 1)
+        difference = cost_complexity(tree, pruned, alpha) - cost_complexity(tree, whole, alpha)
+        scale = 1e-9 * (1 + tree.impurity[0])
+        if abs(g - alpha) > scale:  # away from the boundary the two sides must agree
+            assert (difference <= 0) == (g <= alpha)
+        assert difference == pytest.approx((len(branch_leaves) - 1) * (g - alpha), abs=scale)
+
+
+@settings(max_examples=40, deadline=None)
+@given(datasets(max_samples=16))
+def test_prune_to_alpha_is_the_smallest_optimal_subtree(data):
+    """thm-postpruning-smallest and thm-postpruning-weakest-link: prune_to_alpha gives T(alpha)."""
+    X, y, classification = data
+    tree = grown(X, y, classification).tree_
+    assume(tree.node_count <= 31)  # keep the enumeration small
+    candidates = pruned_subtrees(tree)
+    for alpha in interval_alphas(tree):
+        values = np.array([cost_complexity(tree, s, alpha) for s in candidates])
+        best = values.min()
+        optimal = [s for s, v in zip(candidates, values) if v <= best + 1e-12 * (1 + abs(best))]
+        ours = kept_nodes(tree, prune_to_alpha(tree, alpha))
+        assert cost_complexity(tree, ours, alpha) <= best + 1e-12 * (1 + abs(best))  # optimal
+        assert all(ours <= s for s in optimal)  # contained in every optimal subtree
+
+
+@settings(max_examples=60, deadline=None)
+@given(datasets())
+def test_optimal_subtrees_are_nested(data):
+    """thm-postpruning-nested: alpha <= beta implies T(beta) is a pruned subtree of T(alpha)."""
+    X, y, classification = data
+    tree = grown(X, y, classification).tree_
+    kept = [kept_nodes(tree, prune_to_alpha(tree, alpha)) for alpha in interval_alphas(tree)]
+    assert all(later < earlier for earlier, later in zip(kept, kept[1:]))  # strictly smaller each time
+    assert len(kept[-1]) == 1  # the last tree is the root alone
+
+
+@settings(max_examples=60, deadline=None)
+@given(datasets())
+def test_path_increases_and_matches_sklearn(data):
+    """thm-postpruning-weakest-link and prop-postpruning-ties: alphas and costs do not decrease;
+    the path equals scikit-learn's (one feature, so that no tie between features can make the
+    two grown trees differ)."""
+    X, y, classification = data
+    X = X[:, :1]
+    estimator = grown(X, y, classification)
+    path = estimator.cost_complexity_pruning_path(X, y)
+    assert path["ccp_alphas"][0] == 0
+    assert np.all(np.diff(path["ccp_alphas"]) >= -1e-12 * (1 + path["impurities"][-1]))
+    assert np.all(np.diff(path["impurities"]) >= -1e-12 * (1 + path["impurities"][-1]))
+    sk = (sktree.DecisionTreeClassifier if classification else sktree.DecisionTreeRegressor)(random_state=0)
+    sk_path = sk.cost_complexity_pruning_path(X, y)
+    scale = estimator.tree_.impurity[0]
+    ours, theirs = distinct_alphas(path["ccp_alphas"], scale), distinct_alphas(sk_path["ccp_alphas"], scale)
+    assert ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+    assert path["impurities"][-1] == pytest.approx(sk_path["impurities"][-1], rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(datasets())
+def test_g_is_nonnegative(data):
+    """ex-postpruning-monotone: R(t) >= R(T_t), so every effective alpha is >= 0."""
+    X, y, classification = data
+    for criterion in (["gini", "entropy"] if classification else ["squared_error"]):
+        alphas, _ = cost_complexity_path(grown(X, y, classification, criterion=criterion).tree_)
+        assert np.all(alphas >= -1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(datasets(), st.integers(min_value=-6, max_value=6))
+def test_path_is_invariant_to_weight_scale(data, k):
+    """ex-postpruning-weights: multiplying every sample weight by c > 0 leaves the path unchanged.
+
+    c = 2**k, so that scaling is exact in floating point: with another c, rounding can break an
+    exact tie between two splits differently and grow a different (equally good) tree.
+    """
+    X, y, classification = data
+    estimator = DecisionTreeClassifier() if classification else DecisionTreeRegressor()
+    base = estimator.cost_complexity_pruning_path(X, y)
+    scaled = estimator.cost_complexity_pruning_path(X, y, sample_weight=np.full(len(y), 2.0**k))
+    np.testing.assert_allclose(scaled["ccp_alphas"], base["ccp_alphas"], rtol=1e-12, atol=0)
+    np.testing.assert_allclose(scaled["impurities"], base["impurities"], rtol=1e-12, atol=0)
