@@ -74,8 +74,11 @@ def _leaf_label(estimator, node: Node, class_names, decimals) -> str:
 
 
 def _format_value(value: np.ndarray, decimals: int) -> str:
-    if np.all(value == np.round(value)):
-        return "[" + ", ".join(str(int(v)) for v in value) + "]"
+    # Whole counts print as integers, also when rebuilt from class fractions
+    # (CART stores fractions: 0.37 * 400 can come back as 147.99999999999997).
+    rounded = np.round(value)
+    if np.allclose(value, rounded, rtol=1e-12, atol=1e-9):
+        return "[" + ", ".join(str(int(v)) for v in rounded) + "]"
     return "[" + ", ".join(f"{v:.{decimals}f}" for v in value) + "]"
 
 
@@ -426,7 +429,7 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2,
     The conditions describe observed values: where a CART tree sends a
     missing value (NaN) is not part of them.  For CART, a threshold is
     compared with the float32 rounding of the feature (see
-    :mod:`dtree.cart`), as in ``predict``.
+    the module ``dtree.cart``), as in ``predict``.
 
     Examples
     --------

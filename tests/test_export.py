@@ -142,3 +142,16 @@ def test_export_trace_for_every_estimator():
     cart = DecisionTreeClassifier(max_depth=2).fit(X[["temperature", "humidity"]], y)
     cart_trace = export_trace(cart, decimals=2)
     assert cart_trace.startswith("root: 14 samples, counts [5, 9], impurity 0.46\n  chosen: ")
+
+
+def test_counts_rebuilt_from_fractions_print_as_integers():
+    from sklearn.datasets import load_breast_cancer
+
+    from dtree import DecisionTreeClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    tree = DecisionTreeClassifier(max_depth=1).fit(X[:398], y[:398])
+    dot = export_graphviz(tree)
+    assert ".000" not in dot and "value = [" in dot
+    assert "weights: [" in export_text(tree, show_weights=True)
+    assert ".00" not in export_text(tree, show_weights=True)
