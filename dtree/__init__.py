@@ -9,7 +9,7 @@ estimators at the top level, and text / Graphviz renderings in
 from dtree.c45 import C45Classifier
 from dtree.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from dtree.exceptions import InvalidParameterError, NotFittedError
-from dtree.export import export_graphviz, export_rules, export_text
+from dtree.export import export_graphviz, export_rules, export_text, export_trace
 from dtree.id3 import ID3Classifier
 from dtree.plotting import plot_tree
 
@@ -23,6 +23,7 @@ __all__ = [
     "export_text",
     "export_graphviz",
     "export_rules",
+    "export_trace",
     "plot_tree",
     "NotFittedError",
     "InvalidParameterError",
