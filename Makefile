@@ -2,6 +2,8 @@
 #
 #   make book    build the HTML book into _build/html, executing every notebook
 #   make test    pytest on tests/ and dtree's doctests, then nbval on book/
+#   make browser-test   test the built book in Chromium and JupyterLab
+#   make linkcheck      check the external links (skipped offline)
 #   make lab     open JupyterLab on the book
 #   make clean   remove build output (make distclean also removes .venv)
 #
@@ -23,10 +25,10 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize.cfg -p no:randomly
 
-.PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot
+.PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot browser-test chromium linkcheck
 
 help:
-	@sed -n '3,7p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
 
 venv: $(STAMP)
 
@@ -70,6 +72,39 @@ test-unit: $(STAMP) dot
 
 test-notebooks: $(STAMP) dot
 	$(BIN)/python -m pytest $(NBVAL_FLAGS) book -q
+
+# The built book as people use it (tests/browser, left out of `make test` by
+# tests/conftest.py): every page in Chromium, offline, on a loopback server
+# (maths typeset, images loaded, internal links and anchors, no console error,
+# the download button's notebook), a screenshot of each page in
+# _build/screenshots, and a "Run All" of a chapter in a real JupyterLab.
+# Tests the existing _build/html: run `make book` first.
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM
+browser-test: $(STAMP) dot chromium
+	@test -f _build/html/index.html || { echo "make browser-test tests the built book, and _build/html has none: run 'make book' first." >&2; exit 1; }
+	$(BIN)/python -m pytest tests/browser -q --book-html _build/html --screenshots _build/screenshots
+	@echo "Screenshots of every page are in _build/screenshots"
+
+chromium:
+	@test -x "$(CHROMIUM)" || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's chromium package ..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "Chromium is missing at $(CHROMIUM): install it with 'sudo apt-get install chromium' (Debian/Ubuntu) or set CHROMIUM=/path/to/chrome, then re-run make." >&2; \
+	    exit 1; \
+	  fi; }
+
+# External references (Sphinx's linkcheck builder, report in
+# _build/linkcheck/output.txt). Offline, it says so and succeeds.
+LINKCHECK_PROBE ?= doi.org
+linkcheck: $(STAMP) dot
+	@if ! $(BIN)/python -c 'import socket, sys; socket.create_connection((sys.argv[1], 443), timeout=5).close()' $(LINKCHECK_PROBE) 2>/dev/null; then \
+	  echo "linkcheck skipped: no network (cannot reach $(LINKCHECK_PROBE):443)"; \
+	else \
+	  $(BIN)/jupyter-book build . --builder linkcheck; \
+	fi
 
 # Re-execute every notebook in place and store its outputs (for authors: run
 # after changing dtree or a notebook, review the diff, commit).

@@ -1,6 +1,6 @@
 """Sphinx glue for the dtree book (loaded through ``sphinx.local_extensions`` in _config.yml).
 
-Three small things that a configuration value cannot do:
+Five small things that a configuration value cannot do:
 
 * ``dtree_version`` (``dtree.__version__``) in the template context of every
   HTML page, for the footer line in ``book/_templates/dtree-versions.html``:
@@ -17,6 +17,10 @@ Three small things that a configuration value cannot do:
   followed by a comma or a parenthesis (``of shape (n_features_in_,)``, as in
   scikit-learn) is escaped; reStructuredText would read it as a hyperlink
   reference.
+* Each <script> once per page (sphinx-thebe's inline script is written twice
+  by Sphinx 7.4, and its repeated ``const`` throws in the browser).
+* Glossary term ids without dots (``term-C4.5`` breaks Bootstrap's
+  scroll-spy selector), links to them rewritten alike.
 """
 
 import importlib
@@ -85,8 +89,48 @@ def escape_type_underscores(app, what, name, obj, options, lines):
             lines[i] = match.group(1) + _TRAILING_UNDERSCORE.sub(r"\1\\_", match.group(2))
 
 
+def dedupe_scripts(app, pagename, templatename, context, doctree):
+    """Drop repeated <script> entries (``html-page-context``).
+
+    sphinx-thebe adds its inline ``THEBE_JS_URL`` script in a way that
+    Sphinx 7.4 writes twice, and the second ``const`` declaration throws in
+    the browser.  Keep the first copy of every script.
+    """
+    seen, unique = set(), []
+    for script in context.get("script_files", []):
+        key = (getattr(script, "filename", "") or "",
+               tuple(sorted(getattr(script, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    context["script_files"] = unique
+
+
+def _safe_term_id(anchor):
+    """``term-C4.5`` -> ``term-C4-5``: a dot in an id breaks CSS selectors (Bootstrap's scroll-spy)."""
+    return anchor.replace(".", "-") if anchor.startswith("term-") else anchor
+
+
+def dotless_term_ids(app, doctree, docname):
+    """Glossary term ids and every link to them without dots (``doctree-resolved``)."""
+    from docutils import nodes
+
+    for node in doctree.findall(nodes.Element):
+        if node.get("ids"):
+            node["ids"] = [_safe_term_id(i) for i in node["ids"]]
+        if isinstance(node, nodes.reference):
+            if node.get("refid"):
+                node["refid"] = _safe_term_id(node["refid"])
+            uri = node.get("refuri", "")
+            if "#term-" in uri:
+                page, anchor = uri.split("#", 1)
+                node["refuri"] = f"{page}#{_safe_term_id(anchor)}"
+
+
 def setup(app):
     app.connect("config-inited", add_dtree_version)
+    app.connect("html-page-context", dedupe_scripts, priority=900)
+    app.connect("doctree-resolved", dotless_term_ids)
     app.connect("missing-reference", resolve_public_alias)
     # Before numpydoc (priority 500) turns the sections into reStructuredText.
     app.connect("autodoc-process-docstring", escape_type_underscores, priority=400)

@@ -1,0 +1,249 @@
+"""Every page of the built book, opened in Chromium with the network cut off.
+
+For each page (one test per page) the test checks, as a reader would see it:
+
+- no request leaves the loopback server (the book works offline) and every
+  request it makes is answered (no 404 for a script, style sheet or font);
+- every formula is typeset: MathJax finished, pages with maths have
+  ``mjx-container`` elements, no ``merror``, and no visible text still holds
+  raw TeX delimiters (``$$``, ``\\(``, ``\\[``);
+- every image and figure loaded (``naturalWidth > 0``);
+- every internal link resolves: the target file is served (HTTP 200) and a
+  ``#fragment`` names an ``id`` (or ``name``) in the target page;
+- no console error and no uncaught JavaScript exception;
+- on a page built from a notebook, the download button offers the ``.ipynb``
+  and what it serves is a valid notebook (``nbformat.validate``);
+
+and saves a full-page screenshot under ``_build/screenshots/<page>.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+import nbformat
+import pytest
+
+TIMEOUT_MS = 30_000
+
+# JavaScript run in the page -------------------------------------------------
+
+WAIT_FOR_MATHJAX = """
+async (timeoutMs) => {
+  const start = Date.now();
+  // MathJax is loaded with `defer`: wait for the global to become the real
+  // MathJax object (the page first sets a plain config object).
+  while (!(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)) {
+    if (Date.now() - start > timeoutMs) return "MathJax never started (not loaded?)";
+    await new Promise(r => setTimeout(r, 50));
+  }
+  await window.MathJax.startup.promise;
+  return "ok";
+}
+"""
+
+MATH_REPORT = """
+() => {
+  const raw = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
+    acceptNode(node) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest("script, style, pre, code, textarea, mjx-container, .highlight"))
+        return NodeFilter.FILTER_REJECT;
+      return NodeFilter.FILTER_ACCEPT;
+    },
+  });
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent;
+    if (text.includes("$$") || text.includes("\\\\(") || text.includes("\\\\["))
+      raw.push(text.trim().slice(0, 80));
+  }
+  return {
+    mathElements: document.querySelectorAll(".math").length,
+    typeset: document.querySelectorAll("mjx-container").length,
+    errors: [...document.querySelectorAll("mjx-merror, merror")].map(e => e.textContent.slice(0, 80)),
+    raw: raw,
+  };
+}
+"""
+
+LOAD_IMAGES = """
+async (timeoutMs) => {
+  const images = [...document.images];
+  for (const img of images) img.loading = "eager";
+  await Promise.race([
+    Promise.all(images.map(img => img.complete ? null :
+      new Promise(r => { img.addEventListener("load", r); img.addEventListener("error", r); }))),
+    new Promise(r => setTimeout(r, timeoutMs)),
+  ]);
+  return images.map(img => ({src: img.currentSrc || img.src, complete: img.complete,
+                             naturalWidth: img.naturalWidth}));
+}
+"""
+
+LINKS = "() => [...document.querySelectorAll('a[href]')].map(a => a.href)"
+
+
+# Helpers --------------------------------------------------------------------
+
+
+class _Anchors(HTMLParser):
+    """Collect every ``id`` and ``name`` attribute of an HTML page."""
+
+    def __init__(self):
+        super().__init__()
+        self.names: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if key in ("id", "name") and value:
+                self.names.add(value)
+
+
+_anchor_cache: dict[str, set[str] | None] = {}
+
+
+def _fetch(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, b""
+
+
+def _anchors_of(url: str) -> set[str] | None:
+    """Anchors of the page at ``url``, or None when it is not served (not 200)."""
+    if url not in _anchor_cache:
+        status, body = _fetch(url)
+        if status != 200:
+            _anchor_cache[url] = None
+        else:
+            parser = _Anchors()
+            if url.endswith((".html", "/")):
+                parser.feed(body.decode("utf-8", errors="replace"))
+            _anchor_cache[url] = parser.names
+    return _anchor_cache[url]
+
+
+def _screenshot_name(page_path: str) -> str:
+    return re.sub(r"\.html$", ".png", page_path)
+
+
+# The test -------------------------------------------------------------------
+
+
+def test_page(page_path, html_dir, book_server, offline_context, screenshot_dir):
+    context, offline = offline_context
+    page = context.new_page()
+    console_errors: list[str] = []
+    failed: list[str] = []
+    page.on(
+        "console",
+        lambda msg: console_errors.append(f"console.{msg.type}: {msg.text}")
+        if msg.type == "error"
+        else None,
+    )
+    page.on("pageerror", lambda error: console_errors.append(f"uncaught: {error}"))
+    page.on(
+        "requestfailed",
+        lambda request: failed.append(f"{request.url} ({request.failure})")
+        if urlsplit(request.url).hostname == "127.0.0.1"
+        else None,
+    )
+    page.on(
+        "response",
+        lambda response: failed.append(f"{response.url} (HTTP {response.status})")
+        if response.status >= 400
+        else None,
+    )
+
+    url = urljoin(book_server, page_path)
+    response = page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
+    assert response is not None and response.status == 200, f"{page_path}: not served"
+    problems: list[str] = []
+
+    # Formulas: wait for MathJax (if the page loads it), then inspect.
+    math = page.evaluate(MATH_REPORT)
+    if math["mathElements"]:
+        state = page.evaluate(WAIT_FOR_MATHJAX, TIMEOUT_MS)
+        if state != "ok":
+            problems.append(f"maths: {state}")
+        math = page.evaluate(MATH_REPORT)
+        if not math["typeset"]:
+            problems.append(
+                f"maths: {math['mathElements']} formulas on the page but no mjx-container"
+            )
+        if math["errors"]:
+            problems.append(f"maths: MathJax errors {math['errors']}")
+    if math["raw"]:
+        problems.append(f"maths: raw TeX left in the text: {math['raw'][:5]}")
+
+    # Images and figures.
+    images = page.evaluate(LOAD_IMAGES, TIMEOUT_MS)
+    broken = [img["src"] for img in images if not (img["complete"] and img["naturalWidth"] > 0)]
+    if broken:
+        problems.append(f"images not loaded: {broken}")
+
+    # Internal links and anchors (targets fetched from the same server).
+    base = book_server.rstrip("/")
+    bad_links = set()
+    for href in sorted(set(page.evaluate(LINKS))):
+        parts = urlsplit(href)
+        if f"{parts.scheme}://{parts.netloc}" != base:
+            continue  # external: `make linkcheck` checks those
+        target = href.split("#", 1)[0]
+        anchors = _anchors_of(target)
+        if anchors is None:
+            bad_links.add(f"{href} (target not served)")
+        elif parts.fragment and unquote(parts.fragment) not in anchors:
+            bad_links.add(f"{href} (no element with id {unquote(parts.fragment)!r})")
+    if bad_links:
+        problems.append(f"broken internal links: {sorted(bad_links)}")
+
+    # Full-page screenshot (after MathJax and images, before the download menu is opened).
+    shot = screenshot_dir / _screenshot_name(page_path)
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shot), full_page=True)
+
+    # Download button: a page built from a notebook must offer the notebook.
+    source = html_dir / "_sources" / Path(page_path).with_suffix(".ipynb")
+    if source.is_file():
+        problems.extend(_check_download(page, page_path))
+
+    if offline.blocked:
+        problems.append(f"requests leaving loopback (blocked): {sorted(set(offline.blocked))}")
+    if failed:
+        problems.append(f"failed requests: {sorted(set(failed))}")
+    if console_errors:
+        problems.append(f"console errors: {console_errors}")
+    assert not problems, f"{page_path}:\n  " + "\n  ".join(problems)
+
+
+def _check_download(page, page_path: str) -> list[str]:
+    """Open the download menu, take its .ipynb entry, validate what it serves."""
+    toggle = page.locator(".dropdown-download-buttons button.dropdown-toggle")
+    if toggle.count() == 0:
+        return ["download: no download button"]
+    toggle.first.click()
+    item = page.locator(".dropdown-download-buttons a[href$='.ipynb']")
+    if item.count() == 0:
+        return ["download: the download menu offers no .ipynb"]
+    item.first.wait_for(state="visible", timeout=TIMEOUT_MS)
+    href = item.first.evaluate("a => a.href")
+    response = page.request.get(href)
+    if response.status != 200:
+        return [f"download: {href} answered HTTP {response.status}"]
+    try:
+        notebook = nbformat.reads(response.text(), as_version=4)
+        nbformat.validate(notebook)
+    except (json.JSONDecodeError, nbformat.ValidationError, ValueError) as error:
+        return [f"download: {href} is not a valid notebook: {error}"]
+    if not notebook.cells:
+        return [f"download: {href} has no cells"]
+    return []
