@@ -1,0 +1,167 @@
+"""The estimator contract and bad-input behaviour, for every dtree estimator.
+
+Each estimator gets the same checks: keyword-only ``__init__`` that only
+stores, get/set_params and scikit-learn's ``clone``, ``fit`` returning
+``self``, fitted attributes ending in ``_``, ``NotFittedError`` before fit,
+and a clear error for each kind of bad input that names what is wrong.
+"""
+
+import inspect
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from dtree import (
+    C45Classifier,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ID3Classifier,
+    NotFittedError,
+)
+from dtree.exceptions import InvalidParameterError
+
+ESTIMATORS = [ID3Classifier, C45Classifier, DecisionTreeClassifier, DecisionTreeRegressor]
+NUMERIC = [C45Classifier, DecisionTreeClassifier, DecisionTreeRegressor]
+
+
+def data_for(cls, n=30, seed=0):
+    """Categorical data for ID3, numeric data (class or real target) for the others."""
+    rng = np.random.default_rng(seed)
+    if cls is ID3Classifier:
+        X = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("uv"), n)})
+        return X, rng.choice(["p", "q"], n)
+    X = pd.DataFrame(rng.normal(size=(n, 3)), columns=["a", "b", "c"])
+    if cls is DecisionTreeRegressor:
+        return X, rng.normal(size=n)
+    return X, rng.choice(["p", "q"], n)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_init_is_keyword_only_and_only_stores(cls):
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert parameters and all(p.kind is p.KEYWORD_ONLY for p in parameters)
+    name = parameters[0].name
+    odd = cls(**{name: "not a valid value"})  # no validation before fit
+    assert getattr(odd, name) == "not a valid value"
+    with pytest.raises((ValueError, TypeError), match=name):
+        odd.fit(*data_for(cls))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_params_clone_and_fitted_attributes(cls):
+    est = cls()
+    params = est.get_params()
+    assert set(params) == {p for p in inspect.signature(cls.__init__).parameters if p != "self"}
+    copy = clone(est.set_params(max_depth=2))
+    assert copy.get_params()["max_depth"] == 2 and copy is not est
+    with pytest.raises(ValueError, match="Invalid parameter 'depth'"):
+        est.set_params(depth=3)
+    before = set(vars(est))
+    X, y = data_for(cls)
+    assert est.fit(X, y) is est
+    learned = set(vars(est)) - before
+    public = {name for name in learned if not name.startswith("_")}  # private state is allowed
+    assert public and all(name.endswith("_") for name in public)
+    assert est.n_features_in_ == X.shape[1]
+    assert list(est.feature_names_in_) == list(X.columns)
+    assert "feature_names_in_" not in vars(clone(est).fit(X.to_numpy(), y))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_not_fitted(cls):
+    X, _ = data_for(cls)
+    methods = ["predict", "get_depth", "get_n_leaves"]
+    if cls is not DecisionTreeRegressor:
+        methods.append("predict_proba")
+    for method in methods:
+        with pytest.raises(NotFittedError, match="not fitted"):
+            args = () if method.startswith("get_") else (X,)
+            getattr(cls(), method)(*args)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_shapes_and_sizes(cls):
+    X, y = data_for(cls)
+    est = cls()
+    with pytest.raises(ValueError, match="2-D"):
+        est.fit(X.iloc[:, 0].to_numpy(), y)
+    with pytest.raises(ValueError, match="2-D"):
+        est.fit(X.to_numpy()[:, :, None], y)
+    with pytest.raises(ValueError, match="empty"):
+        est.fit(X.iloc[:0], y[:0])
+    with pytest.raises(ValueError, match="samples"):
+        est.fit(X, y[:-1])
+    with pytest.raises(ValueError):
+        est.fit(X, np.column_stack([y, y]))
+    est.fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(X.to_numpy()[:, :1])
+    with pytest.raises(ValueError, match="feature names"):
+        est.predict(X.rename(columns={X.columns[0]: "renamed"}))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_sample_weight_errors(cls):
+    X, y = data_for(cls)
+    for bad, match in [(-np.ones(len(y)), "non-negative"), (np.zeros(len(y)), "sums to 0"),
+                       (np.ones(len(y) + 1), "sample_weight"),
+                       (np.full(len(y), np.nan), "sample_weight")]:
+        with pytest.raises(ValueError, match=match):
+            cls().fit(X, y, sample_weight=bad)
+
+
+@pytest.mark.parametrize("cls", NUMERIC)
+def test_inf_and_strings_in_numeric_X(cls):
+    X, y = data_for(cls)
+    with pytest.raises(ValueError, match="inf"):
+        cls().fit(X.assign(a=np.where(np.arange(len(y)) == 3, np.inf, X["a"])), y)
+    est = cls().fit(X, y)
+    with pytest.raises(ValueError, match="inf"):
+        est.predict(X.assign(a=np.inf))
+    text = X.astype(object)
+    text.iloc[0, 0] = "high"
+    with pytest.raises((ValueError, TypeError)):
+        est.predict(text)
+    if cls is not C45Classifier:  # C4.5 reads a text column as nominal
+        with pytest.raises((ValueError, TypeError)):
+            cls().fit(text, y)
+
+
+def test_missing_values_where_not_supported():
+    X, y = data_for(ID3Classifier)
+    X.iloc[2, 1] = None
+    with pytest.raises(ValueError, match="missing"):
+        ID3Classifier().fit(X, y)
+    with pytest.raises(ValueError, match="missing"):
+        ID3Classifier().fit(*data_for(ID3Classifier)).predict(X)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_single_class_gives_one_leaf(cls):
+    X, y = data_for(cls)
+    y = np.full(len(y), 4.0 if cls is DecisionTreeRegressor else "only")
+    est = cls().fit(X, y)
+    assert est.get_n_leaves() == 1 and est.get_depth() == 0
+    assert (est.predict(X) == y).all()
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_inputs_never_modified(cls):
+    X, y = data_for(cls)
+    w = np.linspace(0.5, 2.0, len(y))
+    copies = X.copy(), y.copy(), w.copy()
+    est = cls().fit(X, y, sample_weight=w)
+    est.predict(X)
+    pd.testing.assert_frame_equal(X, copies[0])
+    np.testing.assert_array_equal(y, copies[1])
+    np.testing.assert_array_equal(w, copies[2])
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_unknown_parameter_values_name_the_parameter(cls):
+    X, y = data_for(cls)
+    for name, value in [("max_depth", -1), ("max_depth", "deep")]:
+        with pytest.raises(InvalidParameterError, match=name):
+            cls(**{name: value}).fit(X, y)
