@@ -10,6 +10,15 @@ tree with :mod:`dtree.growth`, and prunes it with :mod:`dtree.pruning`.
 Like scikit-learn, the features are stored as float32 (so a float64 value and
 its float32 rounding are one value); thresholds are float64 midpoints and are
 compared in float64.
+
+Missing values (NaN in ``X``) are handled as in scikit-learn >= 1.3 (except
+with ``criterion="absolute_error"``, which, as in scikit-learn, refuses them):
+at every node, each threshold of a feature with missing values there is scored
+with the missing samples sent left and sent right, and so is the split
+"non-missing left, missing right" (threshold ``inf``); the winning direction
+is stored in ``tree_.missing_go_to_left``, which ``predict`` follows.  Where a
+node had no missing value of its feature in training, NaN goes to the child
+with more training samples (right on a tie).  Infinite values are rejected.
 """
 
 from __future__ import annotations
@@ -38,8 +47,13 @@ from dtree.tree import TreeArrays
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
 
-def _check_numeric_X(X, *, name="X") -> np.ndarray:
-    """``X`` as a float32 array of shape (n_samples, n_features); strings, inf and NaN rejected."""
+def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
+    """``X`` as a float32 array of shape (n_samples, n_features).
+
+    Strings and infinite values are rejected; NaN (a missing value) is kept,
+    unless ``missing_error`` is given: then NaN raises ``ValueError`` with that
+    reason appended.
+    """
     if isinstance(X, pd.DataFrame):
         non_numeric = [c for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t)
                                                             or pd.api.types.is_bool_dtype(t))]
@@ -67,15 +81,30 @@ def _check_numeric_X(X, *, name="X") -> np.ndarray:
         raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got shape {array.shape}")
     if array.shape[0] == 0 or array.shape[1] == 0:
         raise ValueError(f"{name} is empty: got shape {array.shape}, expected at least one sample and one feature")
-    X32 = np.asarray(array, dtype=np.float32)
-    finite64 = np.isfinite(array.astype(np.float64, copy=False))
-    if not finite64.all():
-        bad = array[~finite64]
-        kind = "NaN" if np.isnan(bad).all() else "infinite or too large values"
-        raise ValueError(f"{name} contains {kind}; finite numbers are required")
-    if not np.isfinite(X32).all():
-        raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
+    # Feature-major storage (an F-ordered view of a C-ordered (n_features,
+    # n_samples) array): the tree reads one feature at a time, and fit needs no
+    # second, transposed copy.
+    X32 = np.ascontiguousarray(array.T, dtype=np.float32).T
+    if array.dtype.kind == "f":
+        with np.errstate(over="ignore", invalid="ignore"):
+            overall = float(np.sum(X32))  # inf, or NaN, if any entry is: one fast pass
+        if not np.isfinite(overall):
+            if np.isinf(array).any():
+                raise ValueError(f"{name} contains infinite values; finite numbers (or NaN for "
+                                 "a missing value) are required")
+            if not np.isfinite(X32[~np.isnan(X32)]).all():
+                raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
+            if missing_error is not None and np.isnan(X32).any():
+                raise ValueError(f"{name} contains NaN; {missing_error}")
     return X32
+
+
+def _missing_unsupported(criterion_name):
+    """Why NaN in X is refused with this criterion, or None if missing values are supported."""
+    if criterion_name == "absolute_error":
+        return ("criterion='absolute_error' does not support missing values (as in "
+                "scikit-learn); impute them, or use criterion='squared_error' or 'poisson'")
+    return None
 
 
 def _max_features(value, n_features):
@@ -166,11 +195,9 @@ class _BaseDecisionTree(BaseEstimator):
 
     def _fit(self, X, y, sample_weight):
         criterion = get_criterion(self.criterion, classification=self._classification)
-        if criterion.name == "absolute_error":
-            raise NotImplementedError("criterion='absolute_error' is not implemented yet")
         ccp_alpha = check_float_param(self.ccp_alpha, "ccp_alpha")
         names = feature_names_of(X)
-        X32 = _check_numeric_X(X)
+        X32 = _check_numeric_X(X, missing_error=_missing_unsupported(criterion.name))
         n_samples, n_features = X32.shape
         target = self._encode_target(y, n_samples, criterion)
         weight = check_sample_weight(sample_weight, n_samples)
@@ -192,8 +219,11 @@ class _BaseDecisionTree(BaseEstimator):
 
         # Samples of zero weight take no part in growing the tree.
         keep = weight > 0
-        Xt = np.ascontiguousarray(X32[keep].T)
-        stats = criterion.sample_stats(target[keep], weight[keep], getattr(self, "n_classes_", None))
+        if not keep.all():
+            X32, target, weight = X32[keep], target[keep], weight[keep]
+        Xt = np.ascontiguousarray(X32.T)   # no copy unless rows were dropped
+        del X32
+        stats = criterion.sample_stats(target, weight, getattr(self, "n_classes_", None))
         grow = grow_depth_first if params.max_leaf_nodes is None else grow_best_first
         grown = grow(Xt, stats, criterion, params, rng)
         arrays = self._tree_arrays(grown, criterion, n_features)
@@ -204,22 +234,18 @@ class _BaseDecisionTree(BaseEstimator):
         return self
 
     def _tree_arrays(self, grown, criterion, n_features):
-        weights = (grown.stats.sum(axis=1) if criterion.is_classification
-                   else grown.stats[:, 0])
+        weights = criterion.weight(grown.stats.T)
         if criterion.is_classification:
             value = grown.stats / weights[:, None]
         else:
-            value = criterion.value(grown.stats)
+            value = criterion.value(grown.stats.T).T
         left, right = grown.children_left, grown.children_right
-        n_left = np.where(left >= 0, grown.n_node_samples[np.maximum(left, 0)], 0)
-        n_right = np.where(right >= 0, grown.n_node_samples[np.maximum(right, 0)], 0)
         return TreeArrays(
             children_left=left, children_right=right, feature=grown.feature,
             threshold=grown.threshold, impurity=grown.impurity,
             n_node_samples=grown.n_node_samples, weighted_n_node_samples=weights,
             value=value[:, None, :],
-            # No missing values in training: a missing value goes to the larger child.
-            missing_go_to_left=(left >= 0) & (n_left > n_right),
+            missing_go_to_left=grown.missing_go_to_left,
             n_features=n_features,
             n_classes=getattr(self, "n_classes_", 1),
         )
@@ -249,9 +275,19 @@ class _BaseDecisionTree(BaseEstimator):
             raise ValueError(
                 f"X has {array.shape[1]} features, but {type(self).__name__} was fitted with "
                 f"{self.n_features_in_} features")
-        if np.isinf(array).any():
-            raise ValueError("X contains infinite values")
-        return array.astype(np.float32)
+        X32 = array.astype(np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):
+            overall = float(np.sum(X32))  # inf or NaN if any entry is: one fast pass
+        if not np.isfinite(overall):
+            if np.isinf(array).any():
+                raise ValueError("X contains infinite values; finite numbers (or NaN for a "
+                                 "missing value) are required")
+            if not np.isfinite(X32[~np.isnan(X32)]).all():
+                raise ValueError("X has values too large for float32 (|x| > 3.4e38)")
+            reason = _missing_unsupported(self.criterion)
+            if reason is not None and np.isnan(X32).any():
+                raise ValueError(f"X contains NaN; {reason}")
+        return X32
 
     def apply(self, X):
         """Index of the leaf that each sample reaches.
@@ -358,7 +394,9 @@ class _BaseDecisionTree(BaseEstimator):
 _SHARED_PARAMETERS = """
     splitter : {"best", "random"}, default="best"
         "best" scores every threshold of every feature; "random" draws one
-        threshold per feature uniformly between the node's minimum and maximum.
+        threshold per feature uniformly between the node's minimum and maximum
+        non-missing value (and, where the node has missing values of the
+        feature, sends them left or right by a fair coin).
     max_depth : int or None, default=None
         Maximum depth (the root has depth 0); ``None`` grows until the leaves
         are pure or another rule stops them.
@@ -491,7 +529,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
-            Numeric features (stored as float32); not modified.
+            Numeric features (stored as float32); NaN marks a missing value;
+            not modified.
         y : array_like of shape (n_samples,)
             Class labels.
         sample_weight : array_like of shape (n_samples,), default=None
@@ -505,8 +544,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         Raises
         ------
         ValueError
-            For a non-2-D, empty or non-finite ``X``, a ``y`` of the wrong
-            length or with missing labels, invalid weights, or (as
+            For a non-2-D or empty ``X``, infinite values in ``X``, a ``y`` of
+            the wrong length or with missing labels, invalid weights, or (as
             ``InvalidParameterError``) an invalid parameter.
         TypeError
             For non-numeric ``X``.
@@ -528,7 +567,9 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
 
     def predict(self, X):
         """Majority class of the leaf each sample reaches (ties: first in ``classes_``)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        leaves = self.apply(X)
+        majority = np.argmax(self.tree_.value[:, 0, :], axis=1)  # per node, not per sample
+        return self.classes_[majority[leaves]]
 
 
 class DecisionTreeRegressor(_BaseDecisionTree):
@@ -538,8 +579,12 @@ class DecisionTreeRegressor(_BaseDecisionTree):
     ----------
     criterion : {"squared_error", "absolute_error", "poisson"}, default="squared_error"
         Impurity: weighted variance (leaf value: the mean), mean absolute
-        deviation (leaf value: the weighted median), or half Poisson deviance
-        (leaf value: the mean; needs ``y >= 0``)."""  + _SHARED_PARAMETERS + """
+        deviation :math:`\\frac{1}{W}\\sum_i w_i |y_i - \\tilde y|` from the
+        weighted median :math:`\\tilde y` (leaf value: that median, the first
+        value whose cumulative weight reaches half the total, or the midpoint
+        of it and the next value if it reaches exactly half; Breiman et al.
+        1984, section 8.11; no missing values), or half Poisson deviance (leaf
+        value: the mean; needs ``y >= 0``)."""  + _SHARED_PARAMETERS + """
 
     Attributes
     ----------
@@ -609,7 +654,8 @@ class DecisionTreeRegressor(_BaseDecisionTree):
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
-            Numeric features (stored as float32); not modified.
+            Numeric features (stored as float32); NaN marks a missing value
+            (not with ``criterion="absolute_error"``); not modified.
         y : array_like of shape (n_samples,)
             Numeric targets.
         sample_weight : array_like of shape (n_samples,), default=None
@@ -624,7 +670,8 @@ class DecisionTreeRegressor(_BaseDecisionTree):
         ------
         ValueError, TypeError
             As for :meth:`DecisionTreeClassifier.fit`; also for a non-finite
-            ``y``, or a negative ``y`` with ``criterion="poisson"``.
+            ``y``, a negative ``y`` with ``criterion="poisson"``, or NaN in
+            ``X`` with ``criterion="absolute_error"``.
         """
         return self._fit(X, y, sample_weight)
 

@@ -8,15 +8,16 @@ right child are the node's total minus the left.  A criterion here therefore
 consists of
 
 * ``sample_stats`` -- the per-sample statistics, an array of shape
-  (n_samples, n_stats);
+  (n_stats, n_samples) (one contiguous row per statistic);
+* ``weight(stats)`` -- the total weight of a node from its statistics;
 * ``impurity(stats)`` -- the impurity of a node from its summed statistics;
 * ``proxy(left, right)`` -- a score that ranks the splits of one node in the
   same order as the impurity decrease, but is cheaper to compute (the
   constant terms of the node are dropped);
 * ``value(...)`` -- what a leaf predicts.
 
-Every function works on the last axis, so one call scores all candidate
-splits of all nodes of a tree level.  The statistics per criterion:
+Every function works on the first axis (the statistics), so one call scores
+all candidate splits of all nodes of a tree level, for a block of features.  The statistics per criterion:
 
 ============== ================================ ===================================
 criterion       statistics per sample            impurity of a node (weights w)
@@ -29,7 +30,8 @@ poisson         :math:`(w, wy, w\,y\ln y)`       :math:`\frac{1}{W}\sum w\, y \l
 
 (:math:`e_y` is the one-hot vector of the class, :math:`c_k` the weighted
 count of class :math:`k` and :math:`W` the total weight.)  The absolute error
-is not additive; it is scored by :func:`dtree.splitting` with a median sweep.
+is not additive: :class:`AbsoluteError` computes the weighted medians and
+absolute deviations of nodes and children with :mod:`dtree.order_statistics`.
 The formulas are those of scikit-learn's ``_criterion.pyx``, so that the two
 libraries rank candidate splits identically.
 """
@@ -52,21 +54,40 @@ class Gini:
 
     @staticmethod
     def sample_stats(y_codes, weight, n_classes):
-        stats = np.zeros((y_codes.shape[0], n_classes))
-        stats[np.arange(y_codes.shape[0]), y_codes] = weight
+        stats = np.zeros((n_classes, y_codes.shape[0]))
+        stats[y_codes, np.arange(y_codes.shape[0])] = weight
         return stats
 
     @staticmethod
+    def weight(counts):
+        return counts.sum(axis=0)
+
+    @staticmethod
     def impurity(counts):
-        total = counts.sum(axis=-1)
+        # 1 - sum_k c_k^2 / W^2 (scikit-learn's order of operations)
+        total = counts.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return 1.0 - np.square(counts).sum(axis=-1) / np.square(total)
+            return 1.0 - np.square(counts).sum(axis=0) / np.square(total)
 
     @classmethod
     def proxy(cls, left, right):
         # -W_L * i(L) - W_R * i(R): the impurity decrease up to the node's constants.
-        w_left, w_right = left.sum(axis=-1), right.sum(axis=-1)
-        return -w_left * cls.impurity(left) - w_right * cls.impurity(right)
+        score = cls.weighted_impurity(right)
+        np.negative(score, out=score)
+        score -= cls.weighted_impurity(left)
+        return score
+
+    @staticmethod
+    def weighted_impurity(counts):
+        """W * (1 - sum_k c_k^2 / W^2), the same numbers as ``W * impurity(counts)``."""
+        total = counts.sum(axis=0)
+        squares = np.square(counts[0])
+        for c in counts[1:]:                 # sum_k c_k^2, one class at a time
+            squares += c * c
+        squares /= total * total
+        np.subtract(1.0, squares, out=squares)
+        squares *= total
+        return squares
 
     @staticmethod
     def value(counts):
@@ -78,13 +99,20 @@ class Entropy(Gini):
 
     name = "entropy"
 
+    @classmethod
+    def weighted_impurity(cls, counts):
+        return counts.sum(axis=0) * cls.impurity(counts)
+
     @staticmethod
     def impurity(counts):
-        total = counts.sum(axis=-1, keepdims=True)
+        # -sum_k p_k log2 p_k with p_k = c_k / W (terms with c_k = 0 are 0)
+        total = counts.sum(axis=0)
+        result = np.zeros(np.shape(total))
         with np.errstate(divide="ignore", invalid="ignore"):
-            p = counts / total
-            terms = np.where(p > 0, p * np.log2(p), 0.0)
-        return -terms.sum(axis=-1) + 0.0
+            for c in counts:  # one class at a time: no (K, ...) temporaries
+                p = c / total
+                result -= np.where(p > 0, p * np.log2(p), 0.0)
+        return result + 0.0
 
 
 class SquaredError:
@@ -92,14 +120,19 @@ class SquaredError:
 
     name = "squared_error"
     is_classification = False
+    n_swept = 2          # the proxy needs only (w, wy)
 
     @staticmethod
     def sample_stats(y, weight, n_classes=None):
-        return np.column_stack([weight, weight * y, weight * y * y])
+        return np.vstack([weight, weight * y, weight * y * y])
+
+    @staticmethod
+    def weight(stats):
+        return stats[0]
 
     @staticmethod
     def impurity(stats):
-        w, s, ss = stats[..., 0], stats[..., 1], stats[..., 2]
+        w, s, ss = stats[0], stats[1], stats[2]
         with np.errstate(divide="ignore", invalid="ignore"):
             mean = s / w
             return ss / w - mean * mean
@@ -108,11 +141,11 @@ class SquaredError:
     def proxy(left, right):
         # sum_L^2 / W_L + sum_R^2 / W_R: the decrease of the weighted sum of squares.
         with np.errstate(divide="ignore", invalid="ignore"):
-            return left[..., 1] ** 2 / left[..., 0] + right[..., 1] ** 2 / right[..., 0]
+            return left[1] ** 2 / left[0] + right[1] ** 2 / right[0]
 
     @staticmethod
     def value(stats):
-        return stats[..., 1:2] / stats[..., 0:1]
+        return stats[1:2] / stats[0:1]
 
 
 class Poisson(SquaredError):
@@ -124,12 +157,12 @@ class Poisson(SquaredError):
     def sample_stats(y, weight, n_classes=None):
         with np.errstate(divide="ignore", invalid="ignore"):
             y_log_y = np.where(y > 0, y * np.log(y), 0.0)
-        return np.column_stack([weight, weight * y, weight * y_log_y])
+        return np.vstack([weight, weight * y, weight * y_log_y])
 
     @staticmethod
     def impurity(stats):
         # (1/W) sum_i w_i y_i ln(y_i / ybar) = (sum w y ln y - S ln(S/W)) / W
-        w, s, sylny = stats[..., 0], stats[..., 1], stats[..., 2]
+        w, s, sylny = stats[0], stats[1], stats[2]
         with np.errstate(divide="ignore", invalid="ignore"):
             result = (sylny - s * np.log(s / w)) / w
         return np.where(s <= EPSILON, np.inf, result)
@@ -138,18 +171,90 @@ class Poisson(SquaredError):
     def proxy(left, right):
         # -S_L ln(mean_L) - S_R ln(mean_R) ranks like the deviance decrease;
         # children with a non-positive sum are forbidden (-inf).
-        s_left, s_right = left[..., 1], right[..., 1]
+        s_left, s_right = left[1], right[1]
         with np.errstate(divide="ignore", invalid="ignore"):
-            score = (s_left * np.log2(s_left / left[..., 0])
-                     + s_right * np.log2(s_right / right[..., 0]))
+            score = (s_left * np.log2(s_left / left[0])
+                     + s_right * np.log2(s_right / right[0]))
         return np.where((s_left <= EPSILON) | (s_right <= EPSILON), -np.inf, score)
 
 
 class AbsoluteError:
-    """Mean absolute deviation from the weighted median (least absolute deviation)."""
+    r"""Mean absolute deviation from the weighted median (least absolute deviation).
+
+    The impurity of a node is :math:`\frac{1}{W}\sum_i w_i |y_i - \tilde y|`
+    and its value the weighted median :math:`\tilde y` (scikit-learn's
+    ``MAE`` criterion: the first value, in increasing order, whose cumulative
+    weight reaches :math:`W/2`, or the midpoint of it and the next value if
+    the cumulative weight is exactly :math:`W/2`; Breiman et al. 1984, section
+    8.11).  The proxy of a split is :math:`-(D_L + D_R)`, minus the children's
+    sums of absolute deviations, i.e. :math:`-W_L i(L) - W_R i(R)`.
+
+    Medians are not sums, so this criterion is not additive: its per-sample
+    statistics are (w, y, rank of y) and a node's statistics (W, median, D)
+    come from :func:`dtree.order_statistics.range_medians`, for nodes and for
+    the children of every candidate split alike.
+    """
 
     name = "absolute_error"
     is_classification = False
+    additive = False
+    block_cells = 1 << 16    # the wavelet matrix keeps ~20 bytes per cell and bit
+
+    @staticmethod
+    def sample_stats(y, weight, n_classes=None):
+        rank = np.empty(y.size)
+        rank[np.argsort(y, kind="stable")] = np.arange(y.size)
+        return np.vstack([weight, y, rank])
+
+    @staticmethod
+    def weight(stats):
+        return stats[0]
+
+    @staticmethod
+    def impurity(stats):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return stats[2] / stats[0]
+
+    @staticmethod
+    def proxy(left, right):
+        return -(left[2] + right[2])
+
+    @staticmethod
+    def value(stats):
+        return stats[1:2]
+
+    @staticmethod
+    def _ranges(stats, samples, lo, hi):
+        from dtree.order_statistics import range_medians
+
+        return range_medians(stats[2, samples].astype(np.intp), stats[0, samples],
+                             stats[1, samples], lo, hi)
+
+    @classmethod
+    def node_stats(cls, stats, samples, starts):
+        """(W, median, D) of each segment ``samples[starts[j]:starts[j+1]]``, shape (3, n_segments)."""
+        ends = np.append(starts[1:], samples.size)
+        return cls._ranges(stats, samples, starts, ends)
+
+    @classmethod
+    def children_stats(cls, stats, O, starts, sizes, cand):
+        """(W, median, D) of the left and right child at every candidate cut, shape (3, b, m).
+
+        Row ``i`` of ``O`` holds the segments in the order of one feature; the
+        cut after position ``p`` of a segment makes ``[start, p]`` the left and
+        ``(p, end)`` the right child.  Non-candidates get zeros.
+        """
+        b, m = O.shape
+        idx = np.flatnonzero(cand)                        # flat positions in (b, m)
+        row, p = np.divmod(idx, m)
+        seg = np.searchsorted(starts, p, side="right") - 1
+        first = row * m + starts[seg]
+        last = first + sizes[seg]
+        both = cls._ranges(stats, O.ravel(), np.concatenate([first, idx + 1]),
+                           np.concatenate([idx + 1, last]))
+        left, right = np.zeros((3, b * m)), np.zeros((3, b * m))
+        left[:, idx], right[:, idx] = both[:, :idx.size], both[:, idx.size:]
+        return left.reshape(3, b, m), right.reshape(3, b, m)
 
 
 CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy}

@@ -10,7 +10,8 @@ Both growth orders apply the same rules at every node (scikit-learn's):
 
    .. math:: \\frac{W_t}{W} \\Big( i(t) - \\frac{W_L}{W_t} i(L) - \\frac{W_R}{W_t} i(R) \\Big)
 
-   is below ``min_impurity_decrease``.
+   is below ``min_impurity_decrease`` (computed from the children's
+   statistics summed afresh after partitioning the node by the split).
 
 Without ``max_leaf_nodes`` the split of a node depends only on its own
 samples, so the tree does not depend on the order in which nodes are grown.
@@ -31,7 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtree.criteria import EPSILON
-from dtree.splitting import FEATURE_THRESHOLD, best_splits, partition, segment_ids
+from dtree.splitting import (FEATURE_THRESHOLD, SplitResult, best_splits, goes_left, partition,
+                             presort)
 
 
 @dataclass
@@ -56,12 +58,22 @@ class GrownTree:
     threshold: np.ndarray
     impurity: np.ndarray
     n_node_samples: np.ndarray
-    stats: np.ndarray          # (node_count, n_stats) summed criterion statistics
+    stats: np.ndarray          # (node_count, n_stats) criterion statistics of each node
     improvement: np.ndarray    # weighted impurity decrease of each split (0 at leaves)
+    missing_go_to_left: np.ndarray  # where a missing value goes at each split
 
 
-def _weights(criterion, totals):
-    return totals.sum(axis=-1) if criterion.is_classification else totals[..., 0]
+def node_totals(criterion, stats, samples, starts):
+    """Statistics of each segment ``samples[starts[j]:starts[j+1]]``, shape (n_stats, n_segments).
+
+    Summed afresh for an additive criterion (rather than as "total - left":
+    the difference leaves rounding residue, and a pure child would show a
+    class count of 1e-16 and look impure); computed from the samples for the
+    absolute error (``criterion.node_stats``).
+    """
+    if not getattr(criterion, "additive", True):
+        return criterion.node_stats(stats, samples, starts)
+    return np.add.reduceat(stats[:, samples], starts, axis=1)
 
 
 def _exclusive_cumsum(sizes):
@@ -70,8 +82,8 @@ def _exclusive_cumsum(sizes):
 
 def _improvement(criterion, totals, impurity, left, right, total_weight):
     """Weighted impurity decrease W_t/W (i(t) - W_L/W_t i(L) - W_R/W_t i(R))."""
-    w_node = _weights(criterion, totals)
-    w_left, w_right = _weights(criterion, left), _weights(criterion, right)
+    w_node = criterion.weight(totals)
+    w_left, w_right = criterion.weight(left), criterion.weight(right)
     impurity_left, impurity_right = criterion.impurity(left), criterion.impurity(right)
     with np.errstate(invalid="ignore"):
         return (w_node / total_weight) * (
@@ -86,7 +98,7 @@ def _can_split(params, depth, sizes, weights, impurity):
             & (impurity > EPSILON))
 
 
-def _search_options(Xt, order, starts, sizes, params, rng):
+def _search_options(Xt, order, starts, sizes, params, rng, has_missing=None):
     """Per-segment feature draws (max_features), tie ranks and random thresholds.
 
     With no random generator the search is exhaustive and ties go to the
@@ -94,17 +106,20 @@ def _search_options(Xt, order, starts, sizes, params, rng):
     feature: the ``max_features`` non-constant features of lowest priority are
     searched, ties between equally good splits go to the lower priority, and
     the random splitter draws one threshold per feature uniformly between the
-    segment's minimum and maximum (the maximum itself is replaced by the
-    minimum, so that both children are non-empty).
+    segment's minimum and maximum non-missing value (the maximum itself is
+    replaced by the minimum, so that both children are non-empty) and, where
+    the segment has missing values, a fair coin for the side they go to.
     """
     if rng is None:
         return {}
     n_features = Xt.shape[0]
     priority = rng.random((starts.size, n_features))
-    last = starts + sizes - 1
-    lowest = np.column_stack([Xt[f, order[f, starts]] for f in range(n_features)])
-    highest = np.column_stack([Xt[f, order[f, last]] for f in range(n_features)])
-    constant = highest <= lowest + FEATURE_THRESHOLD
+    values = Xt[np.arange(n_features)[:, None], order]          # (d, m) sorted, NaN last
+    n_present = np.add.reduceat(~np.isnan(values), starts, axis=1).T   # (n_seg, d)
+    last = starts[:, None] + np.maximum(n_present - 1, 0)             # last non-missing
+    lowest = values[:, starts].T                                      # (n_seg, d)
+    highest = values[np.arange(n_features)[None, :], last]
+    constant = (n_present == 0) | ~(highest > lowest + FEATURE_THRESHOLD)
     options = {"feature_rank": np.argsort(np.argsort(priority, axis=1), axis=1)}
     k = params.max_features or n_features
     if k < n_features:
@@ -116,81 +131,94 @@ def _search_options(Xt, order, starts, sizes, params, rng):
         low, high = lowest.astype(np.float64), highest.astype(np.float64)
         threshold = low + rng.random(low.shape) * (high - low)
         options["thresholds"] = np.where(threshold >= high, low, threshold)
+        if has_missing is not None and has_missing.any():
+            options["missing_left"] = rng.random(low.shape) < 0.5
     return options
 
 
-def _goes_left(order, starts, sizes, feature, n_left, n_samples):
-    """Mark the samples that each segment's chosen split sends left."""
-    goes_left = np.zeros(n_samples, dtype=bool)
-    seg = segment_ids(sizes)
-    position = np.arange(order.shape[1]) - starts[seg]
-    left = position < n_left[seg]
-    samples = order[feature[seg], np.arange(order.shape[1])]
-    goes_left[samples[left]] = True
-    return goes_left
-
-
 def grow_depth_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
-    """Grow level by level; return the nodes in depth-first pre-order."""
+    """Grow level by level; return the nodes in depth-first pre-order.
+
+    Parameters
+    ----------
+    Xt : ndarray of shape (n_features, n_samples), float32
+        Training features, one row per feature; NaN marks a missing value.
+    stats : ndarray of shape (n_stats, n_samples)
+        The criterion's per-sample statistics.
+    criterion : class from :mod:`dtree.criteria`
+    params : GrowthParams
+    rng : numpy.random.Generator or None
+        Feature draws, tie ranks and random thresholds (see ``_search_options``).
+    """
     n_samples = Xt.shape[1]
-    total_weight = _weights(criterion, stats.sum(axis=0))
-    order = np.argsort(Xt, axis=1, kind="stable")
+    order = presort(Xt)
+    has_missing = np.isnan(Xt).any(axis=1)
     starts = np.array([0], dtype=np.intp)
     sizes = np.array([n_samples], dtype=np.intp)
-    totals = stats.sum(axis=0)[None, :]
+    totals = node_totals(criterion, stats, order[0], starts)
+    total_weight = float(criterion.weight(totals)[0])
+    impurity = criterion.impurity(totals)
     depth = 0
     levels = []          # per level: dict of arrays, nodes in creation order
     next_id = 0
     while sizes.size:
         ids = np.arange(next_id, next_id + sizes.size)
         next_id += sizes.size
-        impurity = criterion.impurity(totals)
-        level = {"ids": ids, "n": sizes.copy(), "stats": totals, "impurity": impurity,
+        level = {"ids": ids, "n": sizes.copy(), "stats": totals.T, "impurity": impurity,
                  "feature": np.full(sizes.size, -2, dtype=np.intp),
                  "threshold": np.full(sizes.size, -2.0),
                  "improvement": np.zeros(sizes.size),
+                 "missing_go_to_left": np.zeros(sizes.size, dtype=bool),
                  "left": np.full(sizes.size, -1, dtype=np.intp),
                  "right": np.full(sizes.size, -1, dtype=np.intp)}
         levels.append(level)
-        open_ = _can_split(params, depth, sizes, _weights(criterion, totals), impurity)
+        open_ = _can_split(params, depth, sizes, criterion.weight(totals), impurity)
         if not open_.any():
             break
         # Keep only the segments that may split.
         if not open_.all():
             order = order[:, np.repeat(open_, sizes)]
-        sizes, totals, impurity = sizes[open_], totals[open_], impurity[open_]
+            sizes, totals, impurity = sizes[open_], totals[:, open_], impurity[open_]
+        where = np.flatnonzero(open_)
         starts = _exclusive_cumsum(sizes)
         found = best_splits(Xt, order, starts, sizes, stats, totals, criterion,
                             min_samples_leaf=params.min_samples_leaf,
-                            min_weight_leaf=params.min_weight_leaf,
-                            **_search_options(Xt, order, starts, sizes, params, rng))
-        gain = _improvement(criterion, totals, impurity, found.left, found.right, total_weight)
-        split = (found.feature >= 0) & ~(gain + EPSILON < params.min_impurity_decrease)
+                            min_weight_leaf=params.min_weight_leaf, has_missing=has_missing,
+                            **_search_options(Xt, order, starts, sizes, params, rng, has_missing))
+        split = found.feature >= 0
         if not split.any():
             break
-        where = np.flatnonzero(open_)[split]
-        level["feature"][where] = found.feature[split]
-        level["threshold"][where] = found.threshold[split]
-        level["improvement"][where] = gain[split]
-        n_split = int(split.sum())
-        children = np.arange(next_id, next_id + 2 * n_split)
-        level["left"][where] = children[0::2]
-        level["right"][where] = children[1::2]
         # Keep the splitting segments, partition them, and lay out the children
         # left, right, left, right, ... in the order of their parents.
         if not split.all():
             order = order[:, np.repeat(split, sizes)]
-        sizes = sizes[split]
+            sizes, totals, impurity = sizes[split], totals[:, split], impurity[split]
+            found = SplitResult(**{k: v[split] for k, v in vars(found).items()})
+        where = where[split]
         starts = _exclusive_cumsum(sizes)
-        n_left = found.n_left[split]
-        goes_left = _goes_left(order, starts, sizes, found.feature[split], n_left, n_samples)
-        partition(order, starts, sizes, n_left, goes_left)
-        sizes = np.column_stack([n_left, sizes - n_left]).ravel()
-        starts = _exclusive_cumsum(sizes)
-        # Sum each child's statistics afresh rather than as "total - left":
-        # the difference leaves rounding residue (a pure child would show a
-        # class count of 1e-16 and look impure).
-        totals = np.add.reduceat(stats[order[0]], starts, axis=0)
+        partition(order, starts, sizes, found.n_left,
+                  goes_left(order, starts, sizes, found, n_samples))
+        child_sizes = np.column_stack([found.n_left, sizes - found.n_left]).ravel()
+        child_totals = node_totals(criterion, stats, order[0], _exclusive_cumsum(child_sizes))
+        gain = _improvement(criterion, totals, impurity, child_totals[:, 0::2],
+                            child_totals[:, 1::2], total_weight)
+        keep = ~(gain + EPSILON < params.min_impurity_decrease)
+        if not keep.any():
+            break
+        if not keep.all():  # too small a decrease: the node stays a leaf
+            kept_children = np.repeat(keep, 2)
+            order = order[:, np.repeat(kept_children, child_sizes)]
+            child_sizes, child_totals = child_sizes[kept_children], child_totals[:, kept_children]
+            where = where[keep]
+        level["feature"][where] = found.feature[keep]
+        level["threshold"][where] = found.threshold[keep]
+        level["improvement"][where] = gain[keep]
+        level["missing_go_to_left"][where] = found.missing_go_to_left[keep]
+        children = np.arange(next_id, next_id + 2 * where.size)
+        level["left"][where] = children[0::2]
+        level["right"][where] = children[1::2]
+        sizes, totals = child_sizes, child_totals
+        impurity = criterion.impurity(totals)
         depth += 1
     return _preorder(levels)
 
@@ -222,64 +250,67 @@ def _preorder(levels) -> GrownTree:
     return GrownTree(children_left=children_left, children_right=children_right,
                      feature=placed(cat("feature")), threshold=placed(cat("threshold")),
                      impurity=placed(cat("impurity")), n_node_samples=placed(cat("n")),
-                     stats=placed(cat("stats")), improvement=placed(cat("improvement")))
+                     stats=placed(cat("stats")), improvement=placed(cat("improvement")),
+                     missing_go_to_left=placed(cat("missing_go_to_left")))
 
 
 def grow_best_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
-    """Split the leaf of largest weighted impurity decrease until ``max_leaf_nodes`` leaves."""
+    """Split the leaf of largest weighted impurity decrease until ``max_leaf_nodes`` leaves.
+
+    Each node's best split is found (and its segment of ``order`` partitioned
+    by it) when the node is created; the split is applied when the node is
+    popped from the priority queue.
+    """
     n_samples = Xt.shape[1]
-    total_weight = _weights(criterion, stats.sum(axis=0))
-    order = np.argsort(Xt, axis=1, kind="stable")
+    order = presort(Xt)
+    has_missing = np.isnan(Xt).any(axis=1)
+    one = (np.array([0]),)
+    root_totals = node_totals(criterion, stats, order[0], *one)
+    total_weight = float(criterion.weight(root_totals)[0])
     nodes = []     # creation order: dicts
     heap = []      # (-improvement, node id)
 
     def add_node(start, size, totals, depth):
-        node = {"start": start, "n": size, "stats": totals,
-                "impurity": float(criterion.impurity(totals)), "depth": depth,
-                "feature": -2, "threshold": -2.0, "improvement": 0.0, "left": -1, "right": -1,
-                "split": None}
+        impurity = criterion.impurity(totals)
+        node = {"start": start, "n": size, "stats": totals[:, 0], "impurity": float(impurity[0]),
+                "depth": depth, "feature": -2, "threshold": -2.0, "improvement": 0.0,
+                "missing_go_to_left": False, "left": -1, "right": -1}
         node_id = len(nodes)
         nodes.append(node)
-        weight = float(_weights(criterion, totals))
-        if not _can_split(params, depth, np.array(size), np.array(weight),
-                          np.array(node["impurity"])):
+        if not _can_split(params, depth, np.array(size), criterion.weight(totals)[0],
+                          impurity[0]):
             return node_id
         view = order[:, start:start + size]
-        one = (np.array([0]), np.array([size]))
-        found = best_splits(Xt, view, *one, stats, totals[None, :],
-                            criterion, min_samples_leaf=params.min_samples_leaf,
-                            min_weight_leaf=params.min_weight_leaf,
-                            **_search_options(Xt, view, *one, params, rng))
+        segment = (np.array([0]), np.array([size]))
+        found = best_splits(Xt, view, *segment, stats, totals, criterion,
+                            min_samples_leaf=params.min_samples_leaf,
+                            min_weight_leaf=params.min_weight_leaf, has_missing=has_missing,
+                            **_search_options(Xt, view, *segment, params, rng, has_missing))
         if found.feature[0] < 0:
             return node_id
-        gain = float(_improvement(criterion, totals[None, :], np.array([node["impurity"]]),
-                                  found.left, found.right, total_weight)[0])
+        k = int(found.n_left[0])
+        partition(view, *segment, found.n_left, goes_left(view, *segment, found, n_samples))
+        children = node_totals(criterion, stats, view[0], np.array([0, k]))
+        gain = float(_improvement(criterion, totals, impurity, children[:, :1],
+                                  children[:, 1:], total_weight)[0])
         if gain + EPSILON < params.min_impurity_decrease:
             return node_id
-        node["split"] = found
-        node["gain"] = gain
+        node.update(split=found, gain=gain, children=children)
         heapq.heappush(heap, (-gain, node_id))
         return node_id
 
-    add_node(0, n_samples, stats.sum(axis=0), 0)
+    add_node(0, n_samples, root_totals, 0)
     n_splits_left = params.max_leaf_nodes - 1
     while heap and n_splits_left > 0:
         _, node_id = heapq.heappop(heap)
         node = nodes[node_id]
-        found = node["split"]
-        start, size = node["start"], node["n"]
-        view = order[:, start:start + size]
-        n_left = found.n_left
-        goes_left = _goes_left(view, np.array([0]), np.array([size]), found.feature, n_left,
-                               n_samples)
-        partition(view, np.array([0]), np.array([size]), n_left, goes_left)
+        found, children = node["split"], node["children"]
         node.update(feature=int(found.feature[0]), threshold=float(found.threshold[0]),
-                    improvement=node["gain"])
-        k = int(n_left[0])
-        # Fresh sums, not "total - left" (see grow_depth_first).
-        node["left"] = add_node(start, k, stats[view[0, :k]].sum(axis=0), node["depth"] + 1)
-        node["right"] = add_node(start + k, size - k, stats[view[0, k:]].sum(axis=0),
-                                 node["depth"] + 1)
+                    improvement=node["gain"],
+                    missing_go_to_left=bool(found.missing_go_to_left[0]))
+        start, size, k = node["start"], node["n"], int(found.n_left[0])
+        node["left"] = add_node(start, k, children[:, :1], node["depth"] + 1)
+        node["right"] = add_node(start + k, size - k, children[:, 1:], node["depth"] + 1)
         n_splits_left -= 1
 
     def col(key, dtype=None):
@@ -289,4 +320,5 @@ def grow_best_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> Gro
                      feature=col("feature", np.intp), threshold=col("threshold", float),
                      impurity=col("impurity", float), n_node_samples=col("n", np.intp),
                      stats=np.array([node["stats"] for node in nodes]),
-                     improvement=col("improvement", float))
+                     improvement=col("improvement", float),
+                     missing_go_to_left=col("missing_go_to_left", bool))

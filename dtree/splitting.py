@@ -2,9 +2,10 @@ r"""Binary split search on numeric features: the sorted sweep.
 
 The samples of the nodes being split are kept, for every feature, in an
 index array ``order[f]`` in which each node owns a contiguous *segment*,
-sorted by the feature's value.  The features are sorted once, at the root;
-splitting a node partitions its segment stably into a left and a right part,
-which keeps both parts sorted (:func:`partition`).
+sorted by the feature's value, missing values (NaN) last.  The features are
+sorted once, at the root (:func:`presort`); splitting a node partitions its
+segment stably into a left and a right part, which keeps both parts sorted
+(:func:`partition`).
 
 Along a sorted segment, moving the threshold past one sample moves that
 sample from the right child to the left, so the statistics of every left
@@ -12,15 +13,27 @@ child are prefix sums and those of the right child are the node's total minus
 the left: all thresholds of all nodes are scored with one cumulative sum per
 feature (:func:`best_splits`), in :math:`O(n)` time per feature and level
 instead of :math:`O(n^2)`.  Over a tree of depth :math:`h` the search costs
-:math:`O(n\,d\,h)` after the :math:`O(n\,d \log n)` presort (seed 003).
+:math:`O(n\,d\,h)` after the :math:`O(n\,d \log n)` presort (seed 003).  The
+sweep is vectorised over all nodes of a level *and* over a block of features
+(arrays of shape (features, positions)), so its Python overhead per level does
+not grow with the number of nodes or features.
 
 Candidate thresholds lie between two consecutive distinct values (values
 closer than 1e-7 in float32 count as equal, as in scikit-learn) at their
 midpoint; when the midpoint rounds onto the upper value, the lower value is
 used.  Every comparison uses float64.
 
+Missing values (scikit-learn >= 1.3).  Where a segment has samples whose
+value of feature :math:`f` is missing, every threshold of :math:`f` is scored
+twice -- the missing samples sent right, then sent left -- and one more split
+is scored: all non-missing samples left, all missing ones right (threshold
+:math:`+\infty`).  A feature whose non-missing values are constant in the
+node (or all missing) is not a candidate.
+
 Ties between candidates are broken deterministically: among splits of equal
-score, the lowest feature index wins, then the lowest threshold.
+score, the lowest feature index wins (or the lowest random rank, see
+``feature_rank``), then, within a feature, missing-right before missing-left
+before the :math:`+\infty` split, then the lowest threshold.
 """
 
 from __future__ import annotations
@@ -29,22 +42,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SplitResult", "best_splits", "partition", "FEATURE_THRESHOLD"]
+__all__ = ["SplitResult", "best_splits", "partition", "presort", "FEATURE_THRESHOLD"]
 
 # Values that differ by at most this much (in float32) are one value.
 FEATURE_THRESHOLD = np.float32(1e-7)
 
+# At most this many (feature, position) cells are scored at once: bounds the
+# memory of the sweep's temporaries (about 10 float64 arrays of this size;
+# larger blocks save Python overhead on small data, smaller ones memory).
+BLOCK_CELLS = 1 << 16
+
+# Kinds of candidate split (the order in which they win ties within a feature).
+MISSING_RIGHT, MISSING_LEFT, NON_MISSING_LEFT = 0, 1, 2
+
 
 @dataclass
 class SplitResult:
-    """The best split of each segment; ``feature == -1`` where none is valid."""
+    """The best split of each segment; ``feature == -1`` where none is valid.
 
-    feature: np.ndarray      # (n_segments,) int
-    threshold: np.ndarray    # (n_segments,) float64
-    n_left: np.ndarray       # (n_segments,) int, samples sent left
-    left: np.ndarray         # (n_segments, n_stats) statistics of the left child
-    right: np.ndarray        # (n_segments, n_stats) statistics of the right child
-    proxy: np.ndarray        # (n_segments,) the criterion's proxy score
+    The non-missing samples sent left are the first ``cut`` of the segment in
+    the order of ``feature``; its last ``n_missing`` samples are the missing
+    ones, sent left if ``missing_left``.
+    """
+
+    feature: np.ndarray             # (n_segments,) int
+    threshold: np.ndarray           # (n_segments,) float64 (inf: non-missing vs missing)
+    cut: np.ndarray                 # (n_segments,) int, non-missing samples sent left
+    n_missing: np.ndarray           # (n_segments,) int, samples missing the feature
+    missing_left: np.ndarray        # (n_segments,) bool, missing samples went left in training
+    missing_go_to_left: np.ndarray  # (n_segments,) bool, where NaN goes at predict time
+    n_left: np.ndarray              # (n_segments,) int, samples sent left
+    proxy: np.ndarray               # (n_segments,) the criterion's proxy score
 
 
 def segment_ids(sizes: np.ndarray) -> np.ndarray:
@@ -52,26 +80,65 @@ def segment_ids(sizes: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(sizes.size), sizes)
 
 
+def presort(Xt) -> np.ndarray:
+    """Per feature, the samples in increasing order of the feature (stable; NaN last).
+
+    Returns an int32 array of shape (n_features, n_samples) (int64 beyond 2**31 samples).
+    """
+    n_features, n_samples = Xt.shape
+    dtype = np.int32 if n_samples < 2**31 else np.intp
+    order = np.empty((n_features, n_samples), dtype=dtype)
+    for f in range(n_features):  # one feature at a time: no int64 (d, n) temporary
+        order[f] = np.argsort(Xt[f], kind="stable")
+    return order
+
+
+def _gather(rows, which, O, stacked=False):
+    """``rows[which[i], O[j]]`` as an array of shape (len(which), *O.shape).
+
+    ``numpy.take`` on one contiguous row at a time is several times faster
+    than fancy indexing with a 2-D index.  With ``stacked=False``, ``O`` has
+    one index row per entry of ``which``.
+    """
+    if stacked:
+        out = np.empty((len(which),) + O.shape, dtype=rows.dtype)
+        for i, r in enumerate(which):
+            for j in range(O.shape[0]):
+                np.take(rows[r], O[j], out=out[i, j])
+        return out
+    out = np.empty(O.shape, dtype=rows.dtype)
+    for i, r in enumerate(which):
+        np.take(rows[r], O[i], out=out[i])
+    return out
+
+
+def _feature_blocks(n_features, m, cells=BLOCK_CELLS):
+    size = max(1, min(n_features, cells // max(m, 1)))
+    return [np.arange(lo, min(lo + size, n_features)) for lo in range(0, n_features, size)]
+
+
 def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
                 min_samples_leaf=1, min_weight_leaf=0.0, feature_mask=None,
-                feature_rank=None, thresholds=None) -> SplitResult:
+                feature_rank=None, thresholds=None, missing_left=None,
+                has_missing=None) -> SplitResult:
     """Score every threshold of every segment and keep each segment's best.
 
     Parameters
     ----------
     Xt : ndarray of shape (n_features, n_samples), float32
-        The training features, one row per feature.
+        The training features, one row per feature (NaN where missing).
     order : ndarray of shape (n_features, m), int
         Per feature, the samples of the segments, each segment sorted by the
-        feature; segment ``j`` occupies ``starts[j]:starts[j] + sizes[j]``.
+        feature with its missing values last; segment ``j`` occupies
+        ``starts[j]:starts[j] + sizes[j]``.
     starts, sizes : ndarray of shape (n_segments,), int
         Where each segment starts in ``order`` and how many samples it has.
-    stats : ndarray of shape (n_samples, n_stats)
-        Per-sample statistics of the criterion.
-    totals : ndarray of shape (n_segments, n_stats)
-        Summed statistics of each segment.
+    stats : ndarray of shape (n_stats, n_samples)
+        Per-sample statistics of the criterion, one row per statistic.
+    totals : ndarray of shape (n_stats, n_segments)
+        Statistics of each segment (as :func:`dtree.growth.node_totals` gives).
     criterion : class from :mod:`dtree.criteria`
-        Supplies ``proxy(left, right)``.
+        Supplies ``proxy(left, right)`` and ``weight(stats)``.
     min_samples_leaf : int, default=1
         Splits leaving fewer samples in a child are not candidates.
     min_weight_leaf : float, default=0.0
@@ -84,6 +151,11 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
     thresholds : ndarray of shape (n_segments, n_features), float64, default=None
         If given (the random splitter), each segment and feature has this one
         candidate threshold instead of all midpoints.
+    missing_left : ndarray of shape (n_segments, n_features), bool, default=None
+        With ``thresholds``: where the random splitter sends missing values
+        (the non-missing-vs-missing split is then not a candidate).
+    has_missing : ndarray of shape (n_features,), bool, default=None
+        Features with a missing value somewhere in ``Xt``; ``None``: none.
 
     Returns
     -------
@@ -92,91 +164,191 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
     """
     n_features, m = order.shape
     n_segments = starts.size
-    n_stats = stats.shape[1]
     seg = segment_ids(sizes)
-    seg_start = starts[seg]
-    before_end = starts + sizes - 1                   # last position of each segment
-    n_left_at = np.arange(1, m + 1) - seg_start       # samples left of a cut after position p
+    ends = starts + sizes
+    # Samples left of a cut after position p (the cut "after p" sends p left).
+    n_left_at = np.arange(1, m + 1) - starts[seg]
     n_right_at = sizes[seg] - n_left_at
     shape_ok = (n_left_at >= min_samples_leaf) & (n_right_at >= min_samples_leaf)
+    shape_ok[ends - 1] = False                       # a cut needs samples on both sides
+    has_missing = np.zeros(n_features, bool) if has_missing is None else has_missing
 
     best = SplitResult(
-        feature=np.full(n_segments, -1, dtype=np.intp),
-        threshold=np.zeros(n_segments),
-        n_left=np.zeros(n_segments, dtype=np.intp),
-        left=np.zeros((n_segments, n_stats)),
-        right=np.zeros((n_segments, n_stats)),
-        proxy=np.full(n_segments, -np.inf),
-    )
+        feature=np.full(n_segments, -1, dtype=np.intp), threshold=np.zeros(n_segments),
+        cut=np.zeros(n_segments, dtype=np.intp), n_missing=np.zeros(n_segments, dtype=np.intp),
+        missing_left=np.zeros(n_segments, bool), missing_go_to_left=np.zeros(n_segments, bool),
+        n_left=np.zeros(n_segments, dtype=np.intp), proxy=np.full(n_segments, -np.inf))
     best_rank = np.full(n_segments, np.iinfo(np.intp).max)
-    for f in range(n_features):
-        o = order[f]
-        x = Xt[f, o]
+
+    for fb in _feature_blocks(n_features, m, getattr(criterion, "block_cells", BLOCK_CELLS)):
+        b = fb.size
+        O = order[fb].astype(np.intp)                        # (b, m) sample ids
+        X = _gather(Xt, fb, O)                               # (b, m) sorted values
+        # Missing values: count per (feature, segment); they sit at the segment ends.
+        block_missing = bool(has_missing[fb].any())
+        if block_missing:
+            n_missing = np.add.reduceat(np.isnan(X), starts, axis=1)  # (b, n_segments)
+        else:
+            n_missing = np.zeros((b, n_segments), dtype=np.intp)
+        n_present = sizes - n_missing                                 # (b, n_segments)
         if thresholds is None:
             # A cut after position p is a candidate if the next sample in the
-            # segment has a larger value (beyond FEATURE_THRESHOLD).
-            candidate = shape_ok.copy()
-            candidate[:-1] &= x[1:] > x[:-1] + FEATURE_THRESHOLD
-            candidate[before_end] = False
+            # segment has a larger value (beyond FEATURE_THRESHOLD); NaN never is.
+            cand = np.zeros((b, m), bool)
+            np.greater(X[:, 1:], X[:, :-1] + FEATURE_THRESHOLD, out=cand[:, :-1])
         else:
-            # One cut per segment: after the last sample with x <= threshold.
-            below = x.astype(np.float64) <= thresholds[seg, f]
-            n_below = np.add.reduceat(below, starts) if m else np.zeros(0, dtype=np.intp)
-            inside = (n_below > 0) & (n_below < sizes)
-            candidate = np.zeros(m, dtype=bool)
-            candidate[(starts + n_below - 1)[inside]] = True
-            candidate &= shape_ok
+            # One cut per segment: after the last non-missing sample <= threshold.
+            limit = thresholds[:, fb].T                      # (b, n_segments)
+            below = X <= np.repeat(limit, sizes, axis=1)     # float64 comparison
+            n_below = np.add.reduceat(below, starts, axis=1)
+            rows, segs = np.nonzero((n_below > 0) & (n_below < n_present))
+            cand = np.zeros((b, m), bool)
+            cand[rows, starts[segs] + n_below[rows, segs] - 1] = True
         if feature_mask is not None:
-            candidate &= feature_mask[seg, f]
-        idx = np.flatnonzero(candidate)
-        if idx.size == 0:
+            cand &= np.repeat(feature_mask[:, fb].T, sizes, axis=1)
+        cut_ok = cand.copy() if block_missing else None   # before the children's sizes
+        cand &= shape_ok
+
+        # Statistics of the left child at every cut (prefix sums, eq. "left =
+        # prefix of the segment") and of the right child (total - left).
+        left, right, totals_b = _children(criterion, stats, totals, O, starts, sizes, cand)
+        score = _score(criterion, left, right, cand, min_weight_leaf)
+        kinds = [score]
+        if block_missing:
+            # Missing values sent left: left + (statistics of the missing samples).
+            last_present = np.maximum(starts + n_present - 1, 0)       # (b, n_segments)
+            present = np.take_along_axis(left, np.broadcast_to(
+                last_present, (left.shape[0],) + last_present.shape), axis=2)
+            present = np.where(n_present > 0, present, 0.0)            # (s, b, n_segments)
+            missing_stats = totals_b - present
+            n_miss_at = np.repeat(n_missing, sizes, axis=1)
+            # Missing sent left: n_left + n_missing samples left, the rest right.
+            cand_left = cut_ok & (n_miss_at > 0)
+            cand_left &= (n_left_at + n_miss_at >= min_samples_leaf) \
+                & (n_right_at - n_miss_at >= min_samples_leaf)
+            if missing_left is not None:   # random splitter: one direction, drawn
+                choose = np.repeat(missing_left[:, fb].T, sizes, axis=1)
+                cand_left &= choose
+                score[choose & (n_miss_at > 0)] = -np.inf
+            left_m = left + missing_stats.repeat(sizes, axis=2)
+            kinds.append(_score(criterion, left_m, totals_b.repeat(sizes, axis=2) - left_m,
+                                cand_left, min_weight_leaf))
+        best_kind = [np.maximum.reduceat(s, starts, axis=1) for s in kinds]  # (b, n_segments)
+        if block_missing and missing_left is None:
+            # All non-missing samples left, all missing right (threshold +inf).
+            first = np.take_along_axis(X, np.broadcast_to(starts, (b, n_segments)), axis=1)
+            last = np.take_along_axis(X, np.maximum(starts + n_present - 1, 0), axis=1)
+            ok = (n_missing > 0) & (n_present >= min_samples_leaf) \
+                & (n_missing >= min_samples_leaf) & (last > first + FEATURE_THRESHOLD)
+            if feature_mask is not None:
+                ok &= feature_mask[:, fb].T
+            with np.errstate(divide="ignore", invalid="ignore"):
+                score_inf = np.where(ok, criterion.proxy(present, missing_stats), -np.inf)
+            if min_weight_leaf > 0:
+                heavy = (criterion.weight(present) >= min_weight_leaf) & \
+                        (criterion.weight(missing_stats) >= min_weight_leaf)
+                score_inf = np.where(heavy, score_inf, -np.inf)
+            best_kind.append(score_inf)
+        stacked = np.stack(best_kind)                         # (kinds, b, n_segments)
+        kind = np.argmax(stacked, axis=0)                     # first kind on ties
+        value = np.max(stacked, axis=0)                       # (b, n_segments)
+
+        # Best feature of the block per segment: largest score, then lowest rank.
+        rank = (np.broadcast_to(fb[:, None], (b, n_segments)) if feature_rank is None
+                else feature_rank[:, fb].T)
+        top = value.max(axis=0)
+        row = np.argmin(np.where(value == top, rank, np.iinfo(np.intp).max), axis=0)
+        col = np.arange(n_segments)
+        row_rank = rank[row, col]
+        improves = ((top > best.proxy) | ((top == best.proxy) & (row_rank < best_rank))) \
+            & (top > -np.inf)
+        if not improves.any():
             continue
-        sid = seg[idx]
-        cumulative = np.cumsum(stats[o], axis=0)
-        # Left child = prefix of the segment; right child = total - left.
-        prefix_before = np.zeros((n_segments, n_stats))
-        has_before = starts > 0
-        prefix_before[has_before] = cumulative[starts[has_before] - 1]
-        left = cumulative[idx] - prefix_before[sid]
-        right = totals[sid] - left
-        if min_weight_leaf > 0:
-            w_left = left[:, 0] if not criterion.is_classification else left.sum(axis=1)
-            w_right = right[:, 0] if not criterion.is_classification else right.sum(axis=1)
-            heavy = (w_left >= min_weight_leaf) & (w_right >= min_weight_leaf)
-            idx, sid, left, right = idx[heavy], sid[heavy], left[heavy], right[heavy]
-            if idx.size == 0:
-                continue
-        score = criterion.proxy(left, right)
-        # Per segment: the largest score, first (lowest threshold) on ties.
-        group_starts = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]])
-        group_seg = sid[group_starts]
-        group_best = np.maximum.reduceat(score, group_starts)
-        is_best = score == np.repeat(group_best, np.diff(np.r_[group_starts, idx.size]))
-        first = np.minimum.reduceat(np.where(is_best, np.arange(idx.size), idx.size), group_starts)
-        rank = f if feature_rank is None else feature_rank[group_seg, f]
-        # Strictly better, or as good and of lower rank (earlier features win ties).
-        improves = (group_best > best.proxy[group_seg]) | (
-            (group_best == best.proxy[group_seg]) & (rank < best_rank[group_seg]))
-        improves &= group_best > -np.inf
-        if not np.any(improves):
-            continue
-        chosen = first[improves]
-        segs = group_seg[improves]
-        p = idx[chosen]
+        segs = np.flatnonzero(improves)
+        r, k = row[segs], kind[row, col][segs]
+        # First (lowest-threshold) position of the winning score in each winning segment.
+        pos_row = np.repeat(np.where(improves, row, 0), sizes)
+        pos_kind = np.repeat(np.where(improves, kind[row, col], 0), sizes)
+        positions = np.arange(m)
+        chosen = kinds[0][pos_row, positions]
+        if len(kinds) > 1:
+            chosen = np.where(pos_kind == MISSING_LEFT, kinds[1][pos_row, positions], chosen)
+        hit = (chosen == np.repeat(top, sizes)) & np.repeat(improves, sizes)
+        p = np.minimum.reduceat(np.where(hit, positions, m), starts)[segs]
+        n_miss = n_missing[r, segs]
+        is_inf = k == NON_MISSING_LEFT
+        p = np.where(is_inf, starts[segs] + n_present[r, segs] - 1, p)
+        cut = p - starts[segs] + 1
         if thresholds is None:
-            lower, upper = x[p].astype(np.float64), x[p + 1].astype(np.float64)
-            threshold = lower / 2.0 + upper / 2.0
+            lower = X[r, p].astype(np.float64)
+            upper = X[r, np.minimum(p + 1, m - 1)].astype(np.float64)
+            threshold = lower / 2.0 + upper / 2.0       # sum of halves: no overflow
             threshold = np.where((threshold == upper) | np.isinf(threshold), lower, threshold)
         else:
-            threshold = thresholds[segs, f]
-        best_rank[segs] = rank if np.ndim(rank) == 0 else rank[improves]
-        best.feature[segs] = f
+            threshold = thresholds[segs, fb[r]]
+        threshold = np.where(is_inf, np.inf, threshold)
+        went_left = k == MISSING_LEFT
+        n_left = cut + np.where(went_left, n_miss, 0)
+        best_rank[segs] = row_rank[segs]
+        best.feature[segs] = fb[r]
         best.threshold[segs] = threshold
-        best.n_left[segs] = n_left_at[p]
-        best.left[segs] = left[chosen]
-        best.right[segs] = right[chosen]
-        best.proxy[segs] = group_best[improves]
+        best.cut[segs] = cut
+        best.n_missing[segs] = n_miss
+        best.missing_left[segs] = went_left
+        # No missing value of this feature in training: NaN goes to the larger child.
+        best.missing_go_to_left[segs] = np.where(n_miss > 0, went_left,
+                                                 n_left > sizes[segs] - n_left)
+        best.n_left[segs] = n_left
+        best.proxy[segs] = top[segs]
     return best
+
+
+def _children(criterion, stats, totals, O, starts, sizes, cand):
+    """Statistics of the left and right child of every cut after position p.
+
+    Returns ``left`` and ``right`` of shape (n_swept, b, m) and the segment
+    totals of the swept statistics, of shape (n_swept, 1, n_segments).  An
+    additive criterion sweeps the statistics it needs for its proxy
+    (``criterion.n_swept``, default all): left = prefix sum of the segment,
+    right = total - left.  The absolute error is not additive and computes
+    its children from order statistics (``criterion.children_stats``).
+    """
+    if not getattr(criterion, "additive", True):
+        left, right = criterion.children_stats(stats, O, starts, sizes, cand)
+        return left, right, None
+    n_swept = getattr(criterion, "n_swept", None) or stats.shape[0]
+    left = _gather(stats, np.arange(n_swept), O, stacked=True)  # (s, b, m)
+    # Segmented prefix sums: subtract the total of segment j - 1 at the first
+    # position of segment j, so that one running sum along the level restarts
+    # at every segment.
+    left[:, :, starts[1:]] -= totals[:n_swept, None, :-1]
+    np.cumsum(left, axis=2, out=left)
+    totals_b = totals[:n_swept, None, :]
+    right = totals_b.repeat(sizes, axis=2) - left
+    return left, right, totals_b
+
+
+def _score(criterion, left, right, cand, min_weight_leaf):
+    """The criterion's proxy at every candidate cut, -inf elsewhere (shape of ``cand``)."""
+    if min_weight_leaf > 0:
+        cand = cand & (criterion.weight(left) >= min_weight_leaf) \
+            & (criterion.weight(right) >= min_weight_leaf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = criterion.proxy(left, right)
+    np.copyto(score, -np.inf, where=~cand)
+    return score
+
+
+def goes_left(order, starts, sizes, found: SplitResult, n_samples) -> np.ndarray:
+    """Mark the samples that each segment's chosen split sends left, shape (n_samples,)."""
+    m = order.shape[1]
+    seg = segment_ids(sizes)
+    position = np.arange(m) - starts[seg]
+    left = (position < found.cut[seg]) | (
+        found.missing_left[seg] & (position >= sizes[seg] - found.n_missing[seg]))
+    mask = np.zeros(n_samples, dtype=bool)
+    mask[order[found.feature[seg], np.arange(m)]] = left
+    return mask
 
 
 def partition(order, starts, sizes, n_left, goes_left) -> None:
@@ -197,18 +369,21 @@ def partition(order, starts, sizes, n_left, goes_left) -> None:
     ``starts[j]:starts[j] + n_left[j]`` and its right samples after them,
     each part still sorted by every feature.
     """
-    m = order.shape[1]
+    n_features, m = order.shape
     seg = segment_ids(sizes)
     seg_start = starts[seg]
-    position = np.arange(m) - seg_start
-    for f in range(order.shape[0]):
-        o = order[f]
-        g = goes_left[o]
-        lefts_so_far = np.cumsum(g)                                # inclusive count
-        lefts_before = (lefts_so_far[starts] - g[starts])[seg]     # before the segment
-        rank_left = lefts_so_far - lefts_before - 1
-        rank_right = position - (lefts_so_far - lefts_before)
-        destination = np.where(g, seg_start + rank_left, seg_start + n_left[seg] + rank_right)
-        reordered = np.empty_like(o)
-        reordered[destination] = o
-        order[f] = reordered
+    right_start = seg_start + n_left[seg]
+    position = np.arange(m)
+    for fb in _feature_blocks(n_features, m):
+        O = order[fb]
+        g = goes_left[O]                                           # (b, m)
+        lefts_so_far = np.cumsum(g, axis=1, dtype=np.intp)         # inclusive count
+        lefts_before = (lefts_so_far[:, starts] - g[:, starts])    # before each segment
+        rank_left = lefts_so_far - np.repeat(lefts_before, sizes, axis=1)   # 1-based
+        # left: start + (rank among the segment's lefts); right: after the lefts,
+        # at (position in segment) - (lefts up to here).
+        destination = np.where(g, seg_start + rank_left - 1,
+                               right_start + (position - seg_start) - rank_left)
+        reordered = np.empty_like(O)
+        np.put_along_axis(reordered, destination, O, axis=1)
+        order[fb] = reordered

@@ -131,7 +131,10 @@ class TreeArrays:
     value : ndarray of shape (node_count, 1, n_classes or 1)
         Class fractions (classifier) or the prediction (regressor) per node.
     missing_go_to_left : ndarray of shape (node_count,), bool
-        Where a missing value goes at each split.
+        Where a missing value (NaN) goes at each split: the side the missing
+        training samples of the node went to, or, if the node had none, the
+        child with more training samples (right on a tie), as in scikit-learn.
+        False at leaves.
     """
 
     def __init__(self, *, children_left, children_right, feature, threshold, impurity,
@@ -190,11 +193,35 @@ class TreeArrays:
             yield rows, node[rows]
 
     def apply(self, X) -> np.ndarray:
-        """Leaf id reached by each row of ``X`` (float, shape (n_samples, n_features))."""
-        X = np.asarray(X)
-        leaf = np.zeros(X.shape[0], dtype=np.intp)
-        for rows, nodes in self._walk(X):
-            leaf[rows] = nodes
+        """Leaf id reached by each row of ``X`` (float, shape (n_samples, n_features)).
+
+        All rows descend together, one tree level per step; rows that reach a
+        leaf drop out.  Row ``i`` at node ``t`` reads ``X.flat[i * d + feature[t]]``.
+        """
+        X = np.ascontiguousarray(X)
+        n, d = X.shape
+        flat = X.ravel()
+        leaf = np.zeros(n, dtype=np.intp)
+        if self.children_left[0] < 0:
+            return leaf
+        any_missing = bool(np.isnan(X).any())
+        # child[2 t + 1] is t's left child, child[2 t] its right: one gather per step.
+        child = np.column_stack([self.children_right, self.children_left]).ravel()
+        rows = np.arange(n)
+        node = np.zeros(n, dtype=np.intp)
+        while rows.size:
+            # x[feature[t]] <= threshold[t], compared in float64
+            values = flat[rows * d + self.feature[node]]
+            go_left = values <= self.threshold[node]
+            if any_missing:
+                missing = np.isnan(values)
+                go_left[missing] = self.missing_go_to_left[node[missing]]
+            node = child[2 * node + go_left]
+            done = self.children_left[node] < 0
+            if done.any():
+                leaf[rows[done]] = node[done]
+                keep = ~done
+                rows, node = rows[keep], node[keep]
         return leaf
 
     def decision_path(self, X):
