@@ -101,6 +101,52 @@ def check_is_fitted(estimator, attribute: str) -> None:
         )
 
 
+class NodeTreeMixin:
+    """``predict``, ``get_depth`` and ``get_n_leaves`` for estimators whose fitted tree is ``root_``.
+
+    Used by the multiway classifiers (ID3, C4.5), whose fitted tree is a
+    :class:`dtree.tree.Node` and whose ``predict_proba`` gives the class
+    probabilities.
+    """
+
+    def predict(self, X):
+        """Predicted class: the largest probability, the first in ``classes_`` on a tie.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Samples with the features seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If called before ``fit``.
+        ValueError
+            As for ``predict_proba``.
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def get_depth(self) -> int:
+        """Depth of the fitted tree (a single leaf has depth 0)."""
+        from dtree.tree import iter_nodes
+
+        check_is_fitted(self, "root_")
+        return max(node.depth for node in iter_nodes(self.root_))
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves of the fitted tree."""
+        from dtree.tree import iter_nodes
+
+        check_is_fitted(self, "root_")
+        return sum(node.is_leaf for node in iter_nodes(self.root_))
+
+
 # --- parameter validation (called by fit, never by __init__) ---------------
 
 def check_int_param(value, name: str, *, low: int, allow_none: bool = False):

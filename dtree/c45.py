@@ -22,6 +22,7 @@ import pandas as pd
 from dtree._base import (
     BaseEstimator,
     ClassifierMixin,
+    NodeTreeMixin,
     check_float_param,
     check_int_param,
     check_is_fitted,
@@ -33,7 +34,7 @@ from dtree._validation import check_sample_weight, encode
 from dtree.exceptions import InvalidParameterError
 from dtree.information import _entropy_of_counts
 from dtree.pessimistic import confidence_prune, pessimistic_prune
-from dtree.tree import Node, iter_nodes
+from dtree.tree import Node
 
 __all__ = ["C45Classifier", "SplitCandidate", "nominal_split", "threshold_split"]
 
@@ -198,7 +199,7 @@ def _missing_mask(array: np.ndarray) -> np.ndarray:
     return np.asarray(pd.isna(array), dtype=bool)
 
 
-class C45Classifier(ClassifierMixin, BaseEstimator):
+class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
     r"""C4.5 decision tree: gain ratio, numeric thresholds, missing values, pessimistic pruning.
 
     At each node every feature is scored by its information gain
@@ -526,38 +527,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                 stack.append((child, rows[mine],
                               share[mine] * np.where(missing[mine], fractions[i], 1.0)))
         return proba
-
-    def predict(self, X):
-        """Predicted class: the largest probability, the first class on a tie.
-
-        Parameters
-        ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-
-        Raises
-        ------
-        NotFittedError, ValueError
-            As for :meth:`predict_proba`.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    # -- inspection ----------------------------------------------------------
-
-    def get_depth(self) -> int:
-        """Depth of the fitted (pruned) tree; a single leaf has depth 0."""
-        check_is_fitted(self, "root_")
-        return max(node.depth for node in iter_nodes(self.root_))
-
-    def get_n_leaves(self) -> int:
-        """Number of leaves of the fitted (pruned) tree."""
-        check_is_fitted(self, "root_")
-        return sum(node.is_leaf for node in iter_nodes(self.root_))
 
 
 def _is_number(value) -> bool:

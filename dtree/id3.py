@@ -7,6 +7,7 @@ import numpy as np
 from dtree._base import (
     BaseEstimator,
     ClassifierMixin,
+    NodeTreeMixin,
     check_categorical_X,
     check_float_param,
     check_int_param,
@@ -18,7 +19,7 @@ from dtree._base import (
 from dtree._validation import check_sample_weight, encode
 from dtree.c45 import nominal_split
 from dtree.information import _entropy_of_counts
-from dtree.tree import Node, iter_nodes
+from dtree.tree import Node
 
 __all__ = ["ID3Classifier"]
 
@@ -28,7 +29,7 @@ __all__ = ["ID3Classifier"]
 GAIN_TIE_TOLERANCE = 1e-12
 
 
-class ID3Classifier(ClassifierMixin, BaseEstimator):
+class ID3Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
     r"""ID3 decision tree: one branch per category, chosen by information gain.
 
     The tree grows by Quinlan's recursion (``generateTree``): a node becomes a
@@ -223,41 +224,6 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "root_")
         return self._leaf_proba(self._encode_for_predict(X))
-
-    def predict(self, X):
-        """Predicted class of each sample (ties go to the first class in ``classes_``).
-
-        Parameters
-        ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
-            Samples with the features seen in ``fit``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Class labels from ``classes_``.
-
-        Raises
-        ------
-        NotFittedError
-            If called before ``fit``.
-        ValueError
-            As for :meth:`predict_proba`.
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
-
-    # -- inspection ----------------------------------------------------------
-
-    def get_depth(self) -> int:
-        """Depth of the fitted tree (a single leaf has depth 0)."""
-        check_is_fitted(self, "root_")
-        return max(node.depth for node in iter_nodes(self.root_))
-
-    def get_n_leaves(self) -> int:
-        """Number of leaves of the fitted tree."""
-        check_is_fitted(self, "root_")
-        return sum(node.is_leaf for node in iter_nodes(self.root_))
 
 
 class _Grower:
