@@ -122,6 +122,7 @@ def nominal_split(codes, y, w, n_categories, n_classes, min_samples_leaf=2.0):
     # H(D_known) - sum_v W_v / W_known H(D_v), scaled by 1 - gamma = W_known / W
     children = np.dot(branch, _entropy_of_counts(table)) / known_weight
     gain = known_weight / total * (float(_entropy_of_counts(table.sum(axis=0))) - children)
+    gain = max(gain, 0.0)  # a gain is >= 0; rounding can leave -1e-16 where it is 0
     split_info = float(_entropy_of_counts(np.append(branch, total - known_weight)))
     return SplitCandidate(float(gain), split_info)
 
@@ -191,7 +192,7 @@ def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None):
         threshold = max(threshold, xs[cut])  # never below the value left of the cut
     split_info = float(_entropy_of_counts(
         np.array([w_left[cut], w_right[cut], total - known_weight])))
-    gain = known_weight / total * gains[cut]
+    gain = max(known_weight / total * gains[cut], 0.0)  # >= 0 up to rounding
     return SplitCandidate(float(gain), split_info, float(threshold))
 
 

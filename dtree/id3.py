@@ -300,10 +300,6 @@ class _Grower:
         node.candidate_scores = scores
         best_gain = max(scores.values())
         best = next(f for f in scores if scores[f] >= best_gain - GAIN_TIE_TOLERANCE)
-        # A gain that is 0 in exact arithmetic can come out as -1e-16: compare
-        # with the tie tolerance, so that min_impurity_decrease=0 never stops
-        # an impure node whose features still vary.
-        weighted_gain = node.weighted_n_samples / self.total_weight * scores[best]
-        if weighted_gain + GAIN_TIE_TOLERANCE < self.min_decrease:
+        if node.weighted_n_samples / self.total_weight * scores[best] < self.min_decrease:
             return None
         return best, scores[best]
