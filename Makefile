@@ -5,6 +5,9 @@
 #   make browser-test   test the built book in Chromium and JupyterLab
 #   make linkcheck      check the external links (skipped offline)
 #   make lab     open JupyterLab on the book
+#   make student-book   the student edition (no solutions) into _build/student
+#   make homework       student notebooks and autograders into _build/homework
+#   make grade HW=gain SUBMISSIONS=folder [SCORES=scores.csv] [TIMEOUT=600]
 #   make clean   remove build output (make distclean also removes .venv)
 #
 # `book` and `test` create .venv from requirements.txt when it is missing or
@@ -25,10 +28,11 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize.cfg -p no:randomly
 
-.PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot browser-test chromium linkcheck
+.PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot browser-test chromium linkcheck \
+  student-book homework grade
 
 help:
-	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
 
 venv: $(STAMP)
 
@@ -70,8 +74,31 @@ test: test-unit test-notebooks
 test-unit: $(STAMP) dot
 	$(BIN)/python -m pytest tests dtree --doctest-modules -q
 
+# book/homework holds otter-assign master notebooks: tests/test_homework.py
+# checks them (otter assign runs every check against the reference solution).
 test-notebooks: $(STAMP) dot
-	$(BIN)/python -m pytest $(NBVAL_FLAGS) book -q
+	$(BIN)/python -m pytest $(NBVAL_FLAGS) book --ignore=book/homework -q
+
+# The student edition: the book without the Solutions part and without the
+# links to it, from the committed notebook outputs (which `make test` checks
+# against a fresh run); book/_ext/student_edition.py writes its config and toc.
+student-book: $(STAMP) dot
+	$(BIN)/python book/_ext/student_edition.py _build/student
+	$(BIN)/jupyter-book build . --config _build/student/_config.yml --toc _build/student/_toc.yml \
+	  --path-output _build/student --builder html -W -n --keep-going
+	$(BIN)/python book/_ext/student_edition.py --check _build/student/_build/html
+	@echo "The student edition is in _build/student/_build/html/index.html"
+
+# Homework (book/homework, otter-grader): `make homework` writes the notebooks
+# to hand out and the autograders; `make grade` grades a folder of submissions.
+homework: $(STAMP)
+	$(BIN)/python book/homework/homework.py assign --out _build/homework
+
+SCORES  ?= scores.csv
+TIMEOUT ?= 600
+grade: $(STAMP)
+	@test -n "$(HW)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade HW=<homework name> SUBMISSIONS=<folder of .ipynb> [SCORES=scores.csv] [TIMEOUT=600]" >&2; exit 2; }
+	$(BIN)/python book/homework/homework.py grade "$(HW)" "$(SUBMISSIONS)" --out "$(SCORES)" --timeout "$(TIMEOUT)"
 
 # The built book as people use it (tests/browser, left out of `make test` by
 # tests/conftest.py): every page in Chromium, offline, on a loopback server

@@ -21,6 +21,12 @@ Five small things that a configuration value cannot do:
   by Sphinx 7.4, and its repeated ``const`` throws in the browser).
 * Glossary term ids without dots (``term-C4.5`` breaks Bootstrap's
   scroll-spy selector), links to them rewritten alike.
+* Every exercise ends with a link to its solution, found in sphinx-exercise's
+  registry (the solution directive names its exercise), so no page has to
+  keep such links by hand.
+* The student edition (``dtree_edition = "student"``, set by ``make
+  student-book``): no solution links, and a build that contains a solution
+  fails, so solutions cannot slip into the edition handed to students.
 """
 
 import importlib
@@ -127,8 +133,56 @@ def dotless_term_ids(app, doctree, docname):
                 node["refuri"] = f"{page}#{_safe_term_id(anchor)}"
 
 
+def _solutions_by_exercise(env):
+    """``{exercise label: (solution docname, solution label)}`` from sphinx-exercise."""
+    registry = getattr(env, "sphinx_exercise_registry", {})
+    found = {}
+    for label, info in registry.items():
+        target = info["node"].get("target_label") if info["type"].startswith("solution") else None
+        if target:
+            found[target] = (info["docname"], label)
+    return found
+
+
+def link_exercises_to_solutions(app, doctree, docname):
+    """Append "Solution" links to exercises; refuse solutions in the student edition.
+
+    Sphinx's ``doctree-resolved`` event: every document is read by then, so
+    the registry knows all solutions, wherever they are.
+    """
+    from docutils import nodes
+    from sphinx.errors import ExtensionError
+    from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node
+
+    if app.config.dtree_edition == "student":
+        if docname.startswith("book/solutions/") or any(
+            "solution" in node.get("classes", []) for node in doctree.findall(nodes.Element)
+        ):
+            raise ExtensionError(f"the student edition must not contain solutions, but {docname} has one")
+        return
+    solutions = _solutions_by_exercise(app.env)
+    for node in doctree.findall(lambda n: isinstance(n, (exercise_enumerable_node, exercise_node))):
+        if node.get("label") not in solutions:
+            continue
+        soldoc, sollabel = solutions[node["label"]]
+        uri = app.builder.get_relative_uri(docname, soldoc) + "#" + sollabel
+        link = nodes.reference("", "", nodes.Text("Solution"), internal=True, refuri=uri)
+        node += nodes.paragraph("", "", link, classes=["dtree-solution-link"])
+
+
+def tag_edition(app, config):
+    """Tag the student edition, for ``{only} not student_edition`` blocks (``config-inited``)."""
+    if config.dtree_edition not in ("full", "student"):
+        raise ValueError(f"dtree_edition must be 'full' or 'student', got {config.dtree_edition!r}")
+    if config.dtree_edition == "student":
+        app.tags.add("student_edition")
+
+
 def setup(app):
+    app.add_config_value("dtree_edition", "full", "env", types=[str])
     app.connect("config-inited", add_dtree_version)
+    app.connect("config-inited", tag_edition)
+    app.connect("doctree-resolved", link_exercises_to_solutions)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("doctree-resolved", dotless_term_ids)
     app.connect("missing-reference", resolve_public_alias)
