@@ -11,6 +11,14 @@ data and the imports count for neither library.
     .venv/bin/python benchmarks/bench_fit.py                     # n = 1e3 .. 1e5
     .venv/bin/python benchmarks/bench_fit.py --sizes 1000000 --criteria gini squared_error --depths 10 --repeat 1
     .venv/bin/python benchmarks/bench_fit.py --sizes 1000 10000 --criteria absolute_error
+    .venv/bin/python benchmarks/bench_fit.py --sizes 1000 --csv my_run.csv    # also a CSV file
+
+With ``--csv PATH`` every row of the table is also written to a CSV file (one
+row per task, criterion, n and max_depth; the columns are ``CSV_COLUMNS``),
+with the versions of the libraries and the machine's architecture and number
+of CPUs, never its name or the date; ``--append`` adds the rows to an existing
+file instead, so that several runs make one file (benchmarks/README.md).
+Times are in seconds and peak memory in MiB (the ``_mb`` columns).
 
 Timings are the best of ``--repeat`` runs, dtree and scikit-learn alternating
 (a machine shared with other work slows both alike).  Nothing here is
@@ -20,7 +28,10 @@ asserted: the ratios are measurements to read, not tests.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import os
+import platform
 import subprocess
 import sys
 import time
@@ -28,6 +39,12 @@ import time
 CRITERIA = {"gini": "classification", "entropy": "classification",
             "squared_error": "regression", "poisson": "regression",
             "absolute_error": "regression"}
+
+CSV_COLUMNS = ["task", "criterion", "n_samples", "n_features", "max_depth",
+               "dtree_fit_s", "sklearn_fit_s", "fit_ratio",
+               "dtree_predict_s", "sklearn_predict_s", "predict_ratio",
+               "dtree_peak_rss_mb", "sklearn_peak_rss_mb", "memory_ratio",
+               "dtree_version", "sklearn_version", "numpy_version", "python_version", "machine"]
 
 
 def data(task, n, d, seed=0):
@@ -89,6 +106,38 @@ def best_times(fns, repeat):
     return best
 
 
+def environment():
+    """The CSV's version and machine columns: no host name, no date."""
+    import numpy
+    import sklearn
+
+    import dtree
+
+    return {"dtree_version": dtree.__version__, "sklearn_version": sklearn.__version__,
+            "numpy_version": numpy.__version__, "python_version": platform.python_version(),
+            "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs"}
+
+
+def significant(x, digits):
+    """``x`` rounded to ``digits`` significant digits, for a readable CSV."""
+    return float(f"{x:.{digits}g}")
+
+
+def csv_writer(path, append):
+    """A csv.DictWriter on ``path``; writes the header unless it appends to a file that has one."""
+    if append and os.path.exists(path) and os.path.getsize(path) > 0:
+        with open(path, newline="") as f:
+            header = next(csv.reader(f))
+        if header != CSV_COLUMNS:
+            sys.exit(f"--append: {path} has the columns {header}, expected {CSV_COLUMNS}")
+        f = open(path, "a", newline="")
+        return f, csv.DictWriter(f, fieldnames=CSV_COLUMNS)
+    f = open(path, "w", newline="")
+    writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
+    writer.writeheader()
+    return f, writer
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
@@ -98,8 +147,13 @@ def main():
     parser.add_argument("--depths", nargs="+", default=["None", "10"])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-memory", action="store_true", help="skip the memory column")
+    parser.add_argument("--csv", metavar="PATH", help="also write the rows to this CSV file")
+    parser.add_argument("--append", action="store_true",
+                        help="with --csv: add the rows to an existing file (same columns)")
     args = parser.parse_args()
     depths = [None if d == "None" else int(d) for d in args.depths]
+    csv_file, writer = csv_writer(args.csv, args.append) if args.csv else (None, None)
+    machine = environment()
 
     print(f"{'criterion':<15}{'n':>9}{'depth':>6}"
           f"{'fit dtree':>11}{'fit sk':>9}{'ratio':>7}{'pred ratio':>11}"
@@ -116,12 +170,31 @@ def main():
                 line = (f"{criterion:<15}{n:>9}{str(depth):>6}"
                         f"{t_ours:>10.3f}s{t_theirs:>8.3f}s{t_ours / t_theirs:>7.2f}"
                         f"{p_ours / p_theirs:>11.2f}")
+                # times to 6 significant digits, ratios to 4, of the times as written
+                t_ours, t_theirs, p_ours, p_theirs = (significant(t, 6) for t in
+                                                      (t_ours, t_theirs, p_ours, p_theirs))
+                row = {"task": CRITERIA[criterion], "criterion": criterion, "n_samples": n,
+                       "n_features": args.features, "max_depth": str(depth),
+                       "dtree_fit_s": t_ours, "sklearn_fit_s": t_theirs,
+                       "fit_ratio": significant(t_ours / t_theirs, 4),
+                       "dtree_predict_s": p_ours, "sklearn_predict_s": p_theirs,
+                       "predict_ratio": significant(p_ours / p_theirs, 4),
+                       "dtree_peak_rss_mb": "", "sklearn_peak_rss_mb": "", "memory_ratio": "",
+                       **machine}
                 if not args.no_memory:
                     m_ours = peak_fit_mib("dtree", criterion, n, args.features, depth)
                     m_theirs = peak_fit_mib("sklearn", criterion, n, args.features, depth)
-                    line += (f"{m_ours:>10.1f}M{m_theirs:>7.1f}M"
-                             f"{m_ours / max(m_theirs, 0.1):>10.2f}")
+                    # a peak below 0.1 MiB is below the method's resolution: divide by 0.1
+                    m_ratio = m_ours / max(m_theirs, 0.1)
+                    line += f"{m_ours:>10.1f}M{m_theirs:>7.1f}M{m_ratio:>10.2f}"
+                    row.update(dtree_peak_rss_mb=m_ours, sklearn_peak_rss_mb=m_theirs,
+                               memory_ratio=significant(m_ratio, 4))  # MiB: KiB / 1024, exact
                 print(line, flush=True)
+                if writer:
+                    writer.writerow(row)
+                    csv_file.flush()  # a long run that is stopped keeps its rows
+    if csv_file:
+        csv_file.close()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,112 @@
+"""benchmarks/bench_fit.py --csv, and the committed benchmarks/results.csv the book plots.
+
+Nothing here asserts a time: the tests check the file's shape and that every
+ratio is the ratio of the two columns it summarises.
+"""
+
+import csv
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sklearn
+
+import dtree
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+COLUMNS = ["task", "criterion", "n_samples", "n_features", "max_depth",
+           "dtree_fit_s", "sklearn_fit_s", "fit_ratio",
+           "dtree_predict_s", "sklearn_predict_s", "predict_ratio",
+           "dtree_peak_rss_mb", "sklearn_peak_rss_mb", "memory_ratio",
+           "dtree_version", "sklearn_version", "numpy_version", "python_version", "machine"]
+TASKS = {"gini": "classification", "entropy": "classification", "squared_error": "regression",
+         "poisson": "regression", "absolute_error": "regression"}
+
+
+def read(path):
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        return reader.fieldnames, list(reader)
+
+
+def check_ratios(row):
+    # the ratios are written to 4 significant digits: a relative error below 5e-4
+    for ours, theirs, ratio in [("dtree_fit_s", "sklearn_fit_s", "fit_ratio"),
+                                ("dtree_predict_s", "sklearn_predict_s", "predict_ratio")]:
+        assert float(row[ours]) > 0 and float(row[theirs]) > 0
+        assert float(row[ratio]) == pytest.approx(float(row[ours]) / float(row[theirs]), rel=1e-3)
+
+
+def run_bench(*args, cwd):
+    script = BENCHMARKS / "bench_fit.py"
+    return subprocess.run([sys.executable, str(script), *args], cwd=cwd, capture_output=True,
+                          text=True, check=True, timeout=300).stdout
+
+
+def test_csv_option_writes_one_row_per_setting(tmp_path):
+    out = run_bench("--sizes", "300", "--criteria", "gini", "squared_error",
+                    "--depths", "3", "None", "--repeat", "1", "--no-memory", "--csv", "tiny.csv",
+                    cwd=tmp_path)
+    assert len(out.splitlines()) == 1 + 4  # the printed table is still there: header + 4 rows
+    header, rows = read(tmp_path / "tiny.csv")
+    assert header == COLUMNS
+    settings = [(r["task"], r["criterion"], r["n_samples"], r["n_features"], r["max_depth"])
+                for r in rows]
+    assert settings == [("classification", "gini", "300", "20", "3"),
+                        ("classification", "gini", "300", "20", "None"),
+                        ("regression", "squared_error", "300", "20", "3"),
+                        ("regression", "squared_error", "300", "20", "None")]
+    for row in rows:
+        check_ratios(row)
+        assert row["dtree_peak_rss_mb"] == row["sklearn_peak_rss_mb"] == row["memory_ratio"] == ""
+        versions = [row[f"{name}_version"] for name in ("dtree", "sklearn", "numpy", "python")]
+        assert versions == [dtree.__version__, sklearn.__version__, np.__version__,
+                            platform.python_version()]
+        assert platform.machine() in row["machine"]
+        assert not platform.node() or platform.node() not in row["machine"]  # no host name
+
+
+def test_csv_append_keeps_one_header_and_checks_it(tmp_path):
+    run_bench("--sizes", "200", "--criteria", "entropy", "--depths", "2", "--repeat", "1",
+              "--no-memory", "--csv", "runs.csv", cwd=tmp_path)
+    run_bench("--sizes", "250", "--criteria", "poisson", "--depths", "2", "--repeat", "1",
+              "--csv", "runs.csv", "--append", cwd=tmp_path)
+    header, rows = read(tmp_path / "runs.csv")
+    assert header == COLUMNS
+    assert [(r["criterion"], r["n_samples"]) for r in rows] == [("entropy", "200"),
+                                                                ("poisson", "250")]
+    memory = rows[1]  # measured: the ratio is dtree's peak over scikit-learn's, floored at 0.1 MiB
+    ratio = float(memory["dtree_peak_rss_mb"]) / max(float(memory["sklearn_peak_rss_mb"]), 0.1)
+    assert float(memory["memory_ratio"]) == pytest.approx(ratio, rel=1e-3)
+
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(subprocess.CalledProcessError, match="exit status 1"):
+        run_bench("--sizes", "200", "--criteria", "gini", "--depths", "2", "--repeat", "1",
+                  "--no-memory", "--csv", "other.csv", "--append", cwd=tmp_path)
+    assert (tmp_path / "other.csv").read_text() == "a,b\n1,2\n"
+
+
+def expected_settings():
+    """The grid of the committed run (benchmarks/README.md): the input of the book's figure."""
+    settings = {(c, n, d) for c in ("gini", "entropy", "squared_error", "poisson")
+                for n in (1_000, 10_000, 100_000) for d in ("None", "10")}
+    settings |= {("absolute_error", n, d) for n in (1_000, 10_000) for d in ("None", "10")}
+    settings |= {(c, 1_000_000, "10") for c in ("gini", "squared_error")}
+    return settings
+
+
+def test_committed_results_cover_the_grid_once():
+    header, rows = read(BENCHMARKS / "results.csv")
+    assert header == COLUMNS
+    settings = [(r["criterion"], int(r["n_samples"]), r["max_depth"]) for r in rows]
+    assert len(settings) == len(set(settings)), "a setting appears twice"
+    assert set(settings) == expected_settings()
+    for row in rows:
+        assert row["task"] == TASKS[row["criterion"]] and row["n_features"] == "20"
+        check_ratios(row)
+        ratio = float(row["dtree_peak_rss_mb"]) / max(float(row["sklearn_peak_rss_mb"]), 0.1)
+        assert float(row["memory_ratio"]) == pytest.approx(ratio, rel=1e-3)
+        assert row["sklearn_version"] == sklearn.__version__  # measured against the pinned one
