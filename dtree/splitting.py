@@ -47,11 +47,11 @@ __all__ = ["SplitResult", "best_splits", "partition", "presort", "FEATURE_THRESH
 # Values that differ by at most this much (in float32) are one value.
 FEATURE_THRESHOLD = np.float32(1e-7)
 
-# At most this many (feature, position) cells are scored at once, but always
-# one whole feature: bounds the memory of the sweep's temporaries (about 10
-# float64 arrays of this size) by that of one feature's column.  Blocks of
-# several features only save Python overhead on small data (n < 2^14 / 2);
-# smaller blocks are no slower from n = 10^4 on (measured: they stay in cache).
+# At most this many (feature, position) cells are scored at once, but at least
+# one whole feature of the level: bounds the memory of the sweep's temporaries
+# (about 10 float64 arrays of the block's size).  Blocks of several features
+# (levels of fewer than 2^13 positions) save Python overhead on small data;
+# from n = 10^4 on, smaller blocks were measured no slower (they stay in cache).
 BLOCK_CELLS = 1 << 14
 
 # Kinds of candidate split (the order in which they win ties within a feature).
@@ -75,11 +75,6 @@ class SplitResult:
     missing_go_to_left: np.ndarray  # (n_segments,) bool, where NaN goes at predict time
     n_left: np.ndarray              # (n_segments,) int, samples sent left
     proxy: np.ndarray               # (n_segments,) the criterion's proxy score
-
-
-def segment_ids(sizes: np.ndarray) -> np.ndarray:
-    """Segment index of every position of a segmented array."""
-    return np.repeat(np.arange(sizes.size), sizes)
 
 
 def presort(Xt) -> np.ndarray:
@@ -341,12 +336,20 @@ def _children(criterion, stats, totals, O, starts, sizes, cand):
 
 
 def _score(criterion, left, right, cand, min_weight_leaf):
-    """The criterion's proxy at every candidate cut, -inf elsewhere (shape of ``cand``)."""
+    """The criterion's proxy at every candidate cut, -inf elsewhere (shape of ``cand``).
+
+    Computed BLOCK_CELLS cells at a time, so that the proxy's own temporaries
+    stay small when one feature's column of the level is large.
+    """
     if min_weight_leaf > 0:
         cand = cand & (criterion.weight(left) >= min_weight_leaf) \
             & (criterion.weight(right) >= min_weight_leaf)
+    score = np.empty(cand.shape)
+    step = max(1, BLOCK_CELLS // cand.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
-        score = criterion.proxy(left, right)
+        for lo in range(0, cand.shape[1], step):
+            chunk = slice(lo, lo + step)
+            score[:, chunk] = criterion.proxy(left[:, :, chunk], right[:, :, chunk])
     np.copyto(score, -np.inf, where=~cand)
     return score
 
@@ -358,8 +361,9 @@ def goes_left(order, starts, sizes, found: SplitResult, n_samples) -> np.ndarray
     # missing_left): one boolean run per part, no index array per position.
     n_right = sizes - found.cut - found.n_missing
     runs = np.column_stack([found.cut, n_right, found.n_missing]).ravel()
-    run_left = np.column_stack([np.ones_like(found.missing_left), np.zeros_like(found.missing_left),
-                                found.missing_left]).ravel()
+    missing_left = found.missing_left
+    run_left = np.column_stack([np.ones_like(missing_left), np.zeros_like(missing_left),
+                                missing_left]).ravel()
     left = np.repeat(run_left, runs)                              # (m,) bool
     mask = np.zeros(n_samples, dtype=bool)
     for f in np.unique(found.feature):   # the segments split on feature f, f's order
