@@ -224,6 +224,7 @@ class _BaseDecisionTree(BaseEstimator):
         Xt = np.ascontiguousarray(X32.T)   # no copy unless rows were dropped
         del X32
         stats = criterion.sample_stats(target, weight, getattr(self, "n_classes_", None))
+        del target, weight       # in stats now; free them for the growth
         grow = grow_depth_first if params.max_leaf_nodes is None else grow_best_first
         grown = grow(Xt, stats, criterion, params, rng)
         arrays = self._tree_arrays(grown, criterion, n_features)

@@ -198,7 +198,7 @@ class AbsoluteError:
     name = "absolute_error"
     is_classification = False
     additive = False
-    block_cells = 1 << 16    # the wavelet matrix keeps ~20 bytes per cell and bit
+    block_cells = 1 << 14    # the wavelet matrix keeps ~20 bytes per cell and bit
 
     @staticmethod
     def sample_stats(y, weight, n_classes=None):

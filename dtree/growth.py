@@ -73,11 +73,24 @@ def node_totals(criterion, stats, samples, starts):
     """
     if not getattr(criterion, "additive", True):
         return criterion.node_stats(stats, samples, starts)
-    return np.add.reduceat(stats[:, samples], starts, axis=1)
+    # One statistic at a time: a temporary of one row, not of all n_stats rows.
+    return np.array([np.add.reduceat(row[samples], starts) for row in stats])
 
 
 def _exclusive_cumsum(sizes):
     return np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
+
+
+def _keep_columns(order, keep):
+    """``order[:, keep]`` without a second (n_features, m) array: a view of ``order``.
+
+    Each row is compacted in place (the kept entries move to its front, in
+    their order), so the presorted index is never held twice.
+    """
+    n_kept = int(np.count_nonzero(keep))
+    for row in order:
+        row[:n_kept] = row[keep]
+    return order[:, :n_kept]
 
 
 def _improvement(criterion, totals, impurity, left, right, total_weight):
@@ -152,7 +165,7 @@ def grow_depth_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> Gr
     """
     n_samples = Xt.shape[1]
     order = presort(Xt)
-    has_missing = np.isnan(Xt).any(axis=1)
+    has_missing = np.array([np.isnan(row).any() for row in Xt])   # no (d, n) temporary
     starts = np.array([0], dtype=np.intp)
     sizes = np.array([n_samples], dtype=np.intp)
     totals = node_totals(criterion, stats, order[0], starts)
@@ -177,7 +190,7 @@ def grow_depth_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> Gr
             break
         # Keep only the segments that may split.
         if not open_.all():
-            order = order[:, np.repeat(open_, sizes)]
+            order = _keep_columns(order, np.repeat(open_, sizes))
             sizes, totals, impurity = sizes[open_], totals[:, open_], impurity[open_]
         where = np.flatnonzero(open_)
         starts = _exclusive_cumsum(sizes)
@@ -191,7 +204,7 @@ def grow_depth_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> Gr
         # Keep the splitting segments, partition them, and lay out the children
         # left, right, left, right, ... in the order of their parents.
         if not split.all():
-            order = order[:, np.repeat(split, sizes)]
+            order = _keep_columns(order, np.repeat(split, sizes))
             sizes, totals, impurity = sizes[split], totals[:, split], impurity[split]
             found = SplitResult(**{k: v[split] for k, v in vars(found).items()})
         where = where[split]
@@ -207,7 +220,7 @@ def grow_depth_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> Gr
             break
         if not keep.all():  # too small a decrease: the node stays a leaf
             kept_children = np.repeat(keep, 2)
-            order = order[:, np.repeat(kept_children, child_sizes)]
+            order = _keep_columns(order, np.repeat(kept_children, child_sizes))
             child_sizes, child_totals = child_sizes[kept_children], child_totals[:, kept_children]
             where = where[keep]
         level["feature"][where] = found.feature[keep]
@@ -220,25 +233,29 @@ def grow_depth_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> Gr
         sizes, totals = child_sizes, child_totals
         impurity = criterion.impurity(totals)
         depth += 1
+    del order                 # the presorted index is not needed to assemble the tree
     return _preorder(levels)
 
 
 def _preorder(levels) -> GrownTree:
     """Renumber nodes from creation order (level by level) to depth-first pre-order."""
+    # Inner nodes per level first; then each array moves out of the levels as it
+    # is concatenated, so that the nodes are held about once, not three times.
+    inner_ids = [level["ids"][level["left"] >= 0] for level in levels]
+
     def cat(key):
-        return np.concatenate([level[key] for level in levels])
+        return np.concatenate([level.pop(key) for level in levels])
 
     left, right = cat("left"), cat("right")
     node_count = left.size
     subtree = np.ones(node_count, dtype=np.intp)
-    for level in reversed(levels):
-        inner = level["ids"][level["left"] >= 0]
+    for inner in reversed(inner_ids):
         subtree[inner] += subtree[left[inner]] + subtree[right[inner]]
     pre = np.zeros(node_count, dtype=np.intp)
-    for level in levels:
-        inner = level["ids"][level["left"] >= 0]
+    for inner in inner_ids:
         pre[left[inner]] = pre[inner] + 1
         pre[right[inner]] = pre[inner] + 1 + subtree[left[inner]]
+    del subtree, inner_ids
 
     def placed(values):
         out = np.empty_like(values)
@@ -263,7 +280,7 @@ def grow_best_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> Gro
     """
     n_samples = Xt.shape[1]
     order = presort(Xt)
-    has_missing = np.isnan(Xt).any(axis=1)
+    has_missing = np.array([np.isnan(row).any() for row in Xt])   # no (d, n) temporary
     one = (np.array([0]),)
     root_totals = node_totals(criterion, stats, order[0], *one)
     total_weight = float(criterion.weight(root_totals)[0])

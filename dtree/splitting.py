@@ -47,10 +47,12 @@ __all__ = ["SplitResult", "best_splits", "partition", "presort", "FEATURE_THRESH
 # Values that differ by at most this much (in float32) are one value.
 FEATURE_THRESHOLD = np.float32(1e-7)
 
-# At most this many (feature, position) cells are scored at once: bounds the
-# memory of the sweep's temporaries (about 10 float64 arrays of this size;
-# larger blocks save Python overhead on small data, smaller ones memory).
-BLOCK_CELLS = 1 << 16
+# At most this many (feature, position) cells are scored at once, but at least
+# one whole feature of the level: bounds the memory of the sweep's temporaries
+# (about 10 float64 arrays of the block's size).  Blocks of several features
+# (levels of fewer than 2^13 positions) save Python overhead on small data;
+# from n = 10^4 on, smaller blocks were measured no slower (they stay in cache).
+BLOCK_CELLS = 1 << 14
 
 # Kinds of candidate split (the order in which they win ties within a feature).
 MISSING_RIGHT, MISSING_LEFT, NON_MISSING_LEFT = 0, 1, 2
@@ -73,11 +75,6 @@ class SplitResult:
     missing_go_to_left: np.ndarray  # (n_segments,) bool, where NaN goes at predict time
     n_left: np.ndarray              # (n_segments,) int, samples sent left
     proxy: np.ndarray               # (n_segments,) the criterion's proxy score
-
-
-def segment_ids(sizes: np.ndarray) -> np.ndarray:
-    """Segment index of every position of a segmented array."""
-    return np.repeat(np.arange(sizes.size), sizes)
 
 
 def presort(Xt) -> np.ndarray:
@@ -164,13 +161,12 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
     """
     n_features, m = order.shape
     n_segments = starts.size
-    seg = segment_ids(sizes)
-    ends = starts + sizes
-    # Samples left of a cut after position p (the cut "after p" sends p left).
-    n_left_at = np.arange(1, m + 1) - starts[seg]
-    n_right_at = sizes[seg] - n_left_at
-    shape_ok = (n_left_at >= min_samples_leaf) & (n_right_at >= min_samples_leaf)
-    shape_ok[ends - 1] = False                       # a cut needs samples on both sides
+    # The cut after position p of a segment leaves p - start + 1 samples left:
+    # cuts leaving both children min_samples_leaf samples form one run per segment.
+    too_few = np.minimum(min_samples_leaf - 1, sizes)
+    allowed = np.maximum(sizes - 2 * min_samples_leaf + 1, 0)
+    runs = np.column_stack([too_few, allowed, sizes - too_few - allowed]).ravel()
+    shape_ok = np.repeat(np.tile([False, True, False], n_segments), runs)   # (m,) bool
     has_missing = np.zeros(n_features, bool) if has_missing is None else has_missing
 
     best = SplitResult(
@@ -212,9 +208,13 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         # Statistics of the left child at every cut (prefix sums, eq. "left =
         # prefix of the segment") and of the right child (total - left).
         left, right, totals_b = _children(criterion, stats, totals, O, starts, sizes, cand)
+        del O
         score = _score(criterion, left, right, cand, min_weight_leaf)
         kinds = [score]
         if block_missing:
+            # Samples left and right of the cut after position p.
+            n_left_at = np.arange(1, m + 1) - np.repeat(starts, sizes)
+            n_right_at = np.repeat(sizes, sizes) - n_left_at
             # Missing values sent left: left + (statistics of the missing samples).
             last_present = np.maximum(starts + n_present - 1, 0)       # (b, n_segments)
             present = np.take_along_axis(left, np.broadcast_to(
@@ -233,6 +233,8 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
             left_m = left + missing_stats.repeat(sizes, axis=2)
             kinds.append(_score(criterion, left_m, totals_b.repeat(sizes, axis=2) - left_m,
                                 cand_left, min_weight_leaf))
+            del left_m, n_miss_at, n_left_at, n_right_at, cand_left, cut_ok
+        del left, right, cand          # the sweep's largest temporaries, before the next ones
         best_kind = [np.maximum.reduceat(s, starts, axis=1) for s in kinds]  # (b, n_segments)
         if block_missing and missing_left is None:
             # All non-missing samples left, all missing right (threshold +inf).
@@ -263,18 +265,22 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         improves = ((top > best.proxy) | ((top == best.proxy) & (row_rank < best_rank))) \
             & (top > -np.inf)
         if not improves.any():
+            del X, kinds, score    # free them before the next block allocates its own
             continue
         segs = np.flatnonzero(improves)
         r, k = row[segs], kind[row, col][segs]
-        # First (lowest-threshold) position of the winning score in each winning segment.
-        pos_row = np.repeat(np.where(improves, row, 0), sizes)
-        pos_kind = np.repeat(np.where(improves, kind[row, col], 0), sizes)
-        positions = np.arange(m)
-        chosen = kinds[0][pos_row, positions]
-        if len(kinds) > 1:
-            chosen = np.where(pos_kind == MISSING_LEFT, kinds[1][pos_row, positions], chosen)
-        hit = (chosen == np.repeat(top, sizes)) & np.repeat(improves, sizes)
-        p = np.minimum.reduceat(np.where(hit, positions, m), starts)[segs]
+        # First (lowest-threshold) position of the winning score in each winning
+        # segment: among the cells scoring their segment's best, those in the
+        # winning feature and kind; the lowest position per segment.
+        p = np.full(n_segments, m)
+        top_at = np.repeat(np.where(improves, top, np.nan), sizes)    # NaN: never a hit
+        for k_score, scores in enumerate(kinds):
+            hit_row, hit_pos = np.nonzero(scores == top_at)
+            hit_seg = np.searchsorted(starts, hit_pos, side="right") - 1
+            ok = (row[hit_seg] == hit_row) & (kind[row, col][hit_seg] == k_score)
+            np.minimum.at(p, hit_seg[ok], hit_pos[ok])
+        del top_at, kinds, score
+        p = p[segs]
         n_miss = n_missing[r, segs]
         is_inf = k == NON_MISSING_LEFT
         p = np.where(is_inf, starts[segs] + n_present[r, segs] - 1, p)
@@ -286,6 +292,7 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
             threshold = np.where((threshold == upper) | np.isinf(threshold), lower, threshold)
         else:
             threshold = thresholds[segs, fb[r]]
+        del X
         threshold = np.where(is_inf, np.inf, threshold)
         went_left = k == MISSING_LEFT
         n_left = cut + np.where(went_left, n_miss, 0)
@@ -329,25 +336,39 @@ def _children(criterion, stats, totals, O, starts, sizes, cand):
 
 
 def _score(criterion, left, right, cand, min_weight_leaf):
-    """The criterion's proxy at every candidate cut, -inf elsewhere (shape of ``cand``)."""
+    """The criterion's proxy at every candidate cut, -inf elsewhere (shape of ``cand``).
+
+    Computed BLOCK_CELLS cells at a time, so that the proxy's own temporaries
+    stay small when one feature's column of the level is large.
+    """
     if min_weight_leaf > 0:
         cand = cand & (criterion.weight(left) >= min_weight_leaf) \
             & (criterion.weight(right) >= min_weight_leaf)
+    score = np.empty(cand.shape)
+    step = max(1, BLOCK_CELLS // cand.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
-        score = criterion.proxy(left, right)
+        for lo in range(0, cand.shape[1], step):
+            chunk = slice(lo, lo + step)
+            score[:, chunk] = criterion.proxy(left[:, :, chunk], right[:, :, chunk])
     np.copyto(score, -np.inf, where=~cand)
     return score
 
 
 def goes_left(order, starts, sizes, found: SplitResult, n_samples) -> np.ndarray:
     """Mark the samples that each segment's chosen split sends left, shape (n_samples,)."""
-    m = order.shape[1]
-    seg = segment_ids(sizes)
-    position = np.arange(m) - starts[seg]
-    left = (position < found.cut[seg]) | (
-        found.missing_left[seg] & (position >= sizes[seg] - found.n_missing[seg]))
+    # In the order of its split feature, a segment is: the first ``cut`` samples
+    # (left), the other non-missing ones (right), its missing ones (left if
+    # missing_left): one boolean run per part, no index array per position.
+    n_right = sizes - found.cut - found.n_missing
+    runs = np.column_stack([found.cut, n_right, found.n_missing]).ravel()
+    missing_left = found.missing_left
+    run_left = np.column_stack([np.ones_like(missing_left), np.zeros_like(missing_left),
+                                missing_left]).ravel()
+    left = np.repeat(run_left, runs)                              # (m,) bool
     mask = np.zeros(n_samples, dtype=bool)
-    mask[order[found.feature[seg], np.arange(m)]] = left
+    for f in np.unique(found.feature):   # the segments split on feature f, f's order
+        on_f = np.repeat(found.feature == f, sizes)
+        mask[order[f][on_f]] = left[on_f]
     return mask
 
 
@@ -369,21 +390,14 @@ def partition(order, starts, sizes, n_left, goes_left) -> None:
     ``starts[j]:starts[j] + n_left[j]`` and its right samples after them,
     each part still sorted by every feature.
     """
-    n_features, m = order.shape
-    seg = segment_ids(sizes)
-    seg_start = starts[seg]
-    right_start = seg_start + n_left[seg]
-    position = np.arange(m)
-    for fb in _feature_blocks(n_features, m):
-        O = order[fb]
-        g = goes_left[O]                                           # (b, m)
-        lefts_so_far = np.cumsum(g, axis=1, dtype=np.intp)         # inclusive count
-        lefts_before = (lefts_so_far[:, starts] - g[:, starts])    # before each segment
-        rank_left = lefts_so_far - np.repeat(lefts_before, sizes, axis=1)   # 1-based
-        # left: start + (rank among the segment's lefts); right: after the lefts,
-        # at (position in segment) - (lefts up to here).
-        destination = np.where(g, seg_start + rank_left - 1,
-                               right_start + (position - seg_start) - rank_left)
-        reordered = np.empty_like(O)
-        np.put_along_axis(reordered, destination, O, axis=1)
-        order[fb] = reordered
+    # The slots of the left parts are the same for every feature; the samples
+    # that go left fill them in their current (sorted) order, those that go
+    # right fill the other slots: a stable partition, one feature at a time.
+    runs = np.column_stack([n_left, sizes - n_left]).ravel()
+    left_slot = np.repeat(np.tile([True, False], sizes.size), runs)    # (m,) bool
+    right_slot = ~left_slot
+    for row in order:                        # a view: written in place
+        g = goes_left[row]
+        moved_left, moved_right = row[g], row[~g]
+        row[left_slot] = moved_left
+        row[right_slot] = moved_right

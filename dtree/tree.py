@@ -92,6 +92,11 @@ def iter_nodes(root: Node) -> Iterator[Node]:
         stack.extend(reversed(node.children))
 
 
+# TreeArrays.apply: rows per chunk, and steps between removals of finished rows.
+_APPLY_CHUNK = 1 << 13
+_APPLY_CHECK = 4
+
+
 class TreeArrays:
     """Read-only arrays of a fitted binary tree, named as in scikit-learn's ``Tree``.
 
@@ -195,8 +200,11 @@ class TreeArrays:
     def apply(self, X) -> np.ndarray:
         """Leaf id reached by each row of ``X`` (float, shape (n_samples, n_features)).
 
-        All rows descend together, one tree level per step; rows that reach a
-        leaf drop out.  Row ``i`` at node ``t`` reads ``X.flat[i * d + feature[t]]``.
+        Rows descend together, one tree level per NumPy step, in chunks of
+        ``_APPLY_CHUNK`` rows (their arrays stay in cache).  A leaf leads to
+        itself, so a row that reached one may take a few more (idle) steps:
+        finished rows leave the chunk every ``_APPLY_CHECK`` steps.  Row ``i``
+        at node ``t`` reads ``X.flat[i * d + feature[t]]``.
         """
         X = np.ascontiguousarray(X)
         n, d = X.shape
@@ -205,23 +213,33 @@ class TreeArrays:
         if self.children_left[0] < 0:
             return leaf
         any_missing = bool(np.isnan(X).any())
-        # child[2 t + 1] is t's left child, child[2 t] its right: one gather per step.
-        child = np.column_stack([self.children_right, self.children_left]).ravel()
-        rows = np.arange(n)
-        node = np.zeros(n, dtype=np.intp)
-        while rows.size:
-            # x[feature[t]] <= threshold[t], compared in float64
-            values = flat[rows * d + self.feature[node]]
-            go_left = values <= self.threshold[node]
-            if any_missing:
-                missing = np.isnan(values)
-                go_left[missing] = self.missing_go_to_left[node[missing]]
-            node = child[2 * node + go_left]
-            done = self.children_left[node] < 0
-            if done.any():
-                leaf[rows[done]] = node[done]
-                keep = ~done
-                rows, node = rows[keep], node[keep]
+        is_leaf = self.children_left < 0
+        itself = np.arange(self.node_count)
+        # child[2 t + 1] is t's left child, child[2 t] its right (t itself at a leaf).
+        child = np.column_stack([np.where(is_leaf, itself, self.children_right),
+                                 np.where(is_leaf, itself, self.children_left)]).ravel()
+        feature = np.where(is_leaf, 0, self.feature)     # any valid column at a leaf
+        for lo in range(0, n, _APPLY_CHUNK):
+            rows = np.arange(lo, min(lo + _APPLY_CHUNK, n))
+            offset = rows * d                        # where each row starts in flat
+            node = np.zeros(rows.size, dtype=np.intp)
+            for step in range(1, self.max_depth + 1):
+                # x[feature[t]] <= threshold[t], compared in float64
+                values = flat[offset + feature[node]]
+                go_left = values <= self.threshold[node]
+                if any_missing:
+                    missing = np.isnan(values)
+                    go_left[missing] = self.missing_go_to_left[node[missing]]
+                node = child[2 * node + go_left]
+                if step % _APPLY_CHECK == 0:
+                    done = is_leaf[node]
+                    if done.any():
+                        leaf[rows[done]] = node[done]
+                        keep = ~done
+                        rows, offset, node = rows[keep], offset[keep], node[keep]
+                        if not rows.size:
+                            break
+            leaf[rows] = node            # after max_depth steps every row is at a leaf
         return leaf
 
     def decision_path(self, X):
