@@ -7,7 +7,7 @@
 #   make lab     open JupyterLab on the book
 #   make student-book   the student edition (no solutions) into _build/student
 #   make homework       student notebooks and autograders into _build/homework
-#   make grade HW=gain SUBMISSIONS=folder [SCORES=scores.csv] [TIMEOUT=600]
+#   make grade HW=gain SUBMISSIONS=folder [SCORES=scores.csv] [TIMEOUT=seconds]
 #   make clean   remove build output (make distclean also removes .venv)
 #
 # `book` and `test` create .venv from requirements.txt when it is missing or
@@ -95,10 +95,10 @@ homework: $(STAMP)
 	$(BIN)/python book/homework/homework.py assign --out _build/homework
 
 SCORES  ?= scores.csv
-TIMEOUT ?= 600
+TIMEOUT ?=
 grade: $(STAMP)
-	@test -n "$(HW)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade HW=<homework name> SUBMISSIONS=<folder of .ipynb> [SCORES=scores.csv] [TIMEOUT=600]" >&2; exit 2; }
-	$(BIN)/python book/homework/homework.py grade "$(HW)" "$(SUBMISSIONS)" --out "$(SCORES)" --timeout "$(TIMEOUT)"
+	@test -n "$(HW)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade HW=<homework name> SUBMISSIONS=<folder of .ipynb> [SCORES=scores.csv] [TIMEOUT=seconds]" >&2; exit 2; }
+	$(BIN)/python book/homework/homework.py grade "$(HW)" "$(SUBMISSIONS)" --out "$(SCORES)" $(if $(TIMEOUT),--timeout "$(TIMEOUT)")
 
 # The built book as people use it (tests/browser, left out of `make test` by
 # tests/conftest.py): every page in Chromium, offline, on a loopback server
