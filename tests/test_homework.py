@@ -15,6 +15,7 @@
 import csv
 import importlib.util
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -151,6 +152,6 @@ def test_grade_refuses_an_empty_folder(tmp_path):
 
 
 def test_command_line_usage():
-    result = __import__("subprocess").run([sys.executable, str(ROOT / "book" / "homework" / "homework.py"), "grade", "nope", "x"],
-                                          capture_output=True, text=True)
+    script = ROOT / "book" / "homework" / "homework.py"
+    result = subprocess.run([sys.executable, str(script), "grade", "nope", "x"], capture_output=True, text=True)
     assert result.returncode == 2 and "invalid choice" in result.stderr
