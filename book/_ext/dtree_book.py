@@ -144,6 +144,16 @@ def _solutions_by_exercise(env):
     return found
 
 
+def _solution_anchor(exercise_label):
+    """The HTML id of the solution of an exercise.
+
+    sphinx-exercise names a solution after its page (``book/solutions/gain-
+    solution-0``); a slash is no valid CSS selector, and the theme's scripts
+    throw on such a link target. This id is a plain one.
+    """
+    return f"solution-{exercise_label}"
+
+
 def link_exercises_to_solutions(app, doctree, docname):
     """Append "Solution" links to exercises; refuse solutions in the student edition.
 
@@ -152,7 +162,8 @@ def link_exercises_to_solutions(app, doctree, docname):
     """
     from docutils import nodes
     from sphinx.errors import ExtensionError
-    from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node
+    from sphinx_exercise.nodes import (exercise_enumerable_node, exercise_node, solution_node,
+                                       solution_start_node)
 
     if app.config.dtree_edition == "student":
         if docname.startswith("book/solutions/") or any(
@@ -160,12 +171,15 @@ def link_exercises_to_solutions(app, doctree, docname):
         ):
             raise ExtensionError(f"the student edition must not contain solutions, but {docname} has one")
         return
+    for node in doctree.findall(lambda n: isinstance(n, (solution_node, solution_start_node))):
+        if node.get("target_label"):
+            node["ids"].append(_solution_anchor(node["target_label"]))
     solutions = _solutions_by_exercise(app.env)
     for node in doctree.findall(lambda n: isinstance(n, (exercise_enumerable_node, exercise_node))):
         if node.get("label") not in solutions:
             continue
-        soldoc, sollabel = solutions[node["label"]]
-        uri = app.builder.get_relative_uri(docname, soldoc) + "#" + sollabel
+        soldoc, _ = solutions[node["label"]]
+        uri = app.builder.get_relative_uri(docname, soldoc) + "#" + _solution_anchor(node["label"])
         link = nodes.reference("", "", nodes.Text("Solution"), internal=True, refuri=uri)
         node += nodes.paragraph("", "", link, classes=["dtree-solution-link"])
 
