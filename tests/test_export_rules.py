@@ -10,7 +10,7 @@ from dtree import (DecisionTreeClassifier, DecisionTreeRegressor, ID3Classifier,
                    export_rules)
 from dtree.datasets import load_iris, load_weather
 from dtree.export import Condition, tree_rules
-from dtree.tree import Node
+from fitted_trees import MixedTree
 
 
 @pytest.fixture
@@ -110,25 +110,6 @@ def test_bad_input(weather_tree):
         export_rules(weather_tree, class_names=["a", "b", "c"])
     with pytest.raises(ValueError, match="decimals must be an int >= 0, got -1"):
         export_rules(weather_tree, decimals=-1)
-
-
-class MixedTree:
-    """A fitted-looking estimator with a C4.5-style tree: multiway and binary nodes,
-    fractional weighted counts (as after C4.5 distributes a missing value)."""
-
-    classes_ = np.array(["no", "yes"])
-    n_classes_ = 2
-    n_features_in_ = 2
-    feature_names_in_ = np.array(["outlook", "humidity"], dtype=object)
-
-    def __init__(self):
-        low = Node(2, 2, 2, np.array([0.0, 2.4]), 0.0)
-        high = Node(3, 2, 3, np.array([3.0, 0.6]), 0.65)
-        sunny = Node(1, 1, 5, np.array([3.0, 3.0]), 1.0, feature=1, threshold=75.0,
-                     children=[low, high])
-        overcast = Node(4, 1, 4, np.array([0.0, 4.0]), 0.0)
-        self.root_ = Node(0, 0, 9, np.array([3.0, 7.0]), 0.881, feature=0,
-                          categories=("sunny", "overcast"), children=[sunny, overcast])
 
 
 def test_mixed_multiway_and_binary_tree():

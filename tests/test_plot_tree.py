@@ -18,7 +18,8 @@ from dtree import (DecisionTreeClassifier, DecisionTreeRegressor, ID3Classifier,
                    InvalidParameterError, NotFittedError, plot_tree)
 from dtree.datasets import load_iris, load_weather  # noqa: E402
 from dtree.plotting import BOOK_COLORS  # noqa: E402
-from dtree.tree import Node, iter_nodes  # noqa: E402
+from dtree.tree import iter_nodes  # noqa: E402
+from fitted_trees import MixedTree  # noqa: E402
 
 
 @pytest.fixture
@@ -243,26 +244,6 @@ def test_needs_matplotlib_only(weather_tree, iris_tree, monkeypatch, tmp_path):
         path = tmp_path / f"{name}.png"
         ax.figure.savefig(path)
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
-class MixedTree:
-    """A fitted-looking C4.5-style estimator: a multiway node over a binary one,
-    fractional weighted counts."""
-
-    classes_ = np.array(["no", "yes"])
-    n_classes_ = 2
-    n_features_in_ = 2
-    feature_names_in_ = np.array(["outlook", "humidity"], dtype=object)
-    _impurity_name = "entropy"
-
-    def __init__(self):
-        low = Node(2, 2, 2, np.array([0.0, 2.4]), 0.0)
-        high = Node(3, 2, 3, np.array([3.0, 0.6]), 0.65)
-        sunny = Node(1, 1, 5, np.array([3.0, 3.0]), 1.0, feature=1, threshold=75.0,
-                     children=[low, high])
-        overcast = Node(4, 1, 4, np.array([0.0, 4.0]), 0.0)
-        self.root_ = Node(0, 0, 9, np.array([3.0, 7.0]), 0.881, feature=0,
-                          categories=("sunny", "overcast"), children=[sunny, overcast])
 
 
 def test_any_root_tree_with_mixed_nodes_and_fractional_counts():
