@@ -47,12 +47,14 @@ __all__ = ["SplitResult", "best_splits", "partition", "presort", "FEATURE_THRESH
 # Values that differ by at most this much (in float32) are one value.
 FEATURE_THRESHOLD = np.float32(1e-7)
 
-# At most this many (feature, position) cells are scored at once, but at least
-# one whole feature of the level: bounds the memory of the sweep's temporaries
-# (about 10 float64 arrays of the block's size).  Blocks of several features
-# (levels of fewer than 2^13 positions) save Python overhead on small data;
-# from n = 10^4 on, smaller blocks were measured no slower (they stay in cache).
-BLOCK_CELLS = 1 << 14
+# At most this many (feature, position) cells are scored at once: bounds the
+# memory of the sweep's temporaries (about 10 float64 arrays of this size).
+# Blocks of several features (levels of fewer than 2^12 positions) save Python
+# overhead on small data; a long feature column is swept in chunks of this many
+# positions (_sweep_in_chunks), except where it has missing values, for the
+# random splitter and for the absolute error, whose sweep (_sweep_block) holds
+# at least one whole feature of the level.
+BLOCK_CELLS = 1 << 13
 
 # Kinds of candidate split (the order in which they win ties within a feature).
 MISSING_RIGHT, MISSING_LEFT, NON_MISSING_LEFT = 0, 1, 2
@@ -176,84 +178,23 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         n_left=np.zeros(n_segments, dtype=np.intp), proxy=np.full(n_segments, -np.inf))
     best_rank = np.full(n_segments, np.iinfo(np.intp).max)
 
+    additive = getattr(criterion, "additive", True)
     for fb in _feature_blocks(n_features, m, getattr(criterion, "block_cells", BLOCK_CELLS)):
         b = fb.size
-        O = order[fb].astype(np.intp)                        # (b, m) sample ids
-        X = _gather(Xt, fb, O)                               # (b, m) sorted values
-        # Missing values: count per (feature, segment); they sit at the segment ends.
-        block_missing = bool(has_missing[fb].any())
-        if block_missing:
-            n_missing = np.add.reduceat(np.isnan(X), starts, axis=1)  # (b, n_segments)
-        else:
+        if additive and thresholds is None and not has_missing[fb].any():
+            # The common case, swept a chunk of positions at a time (same result,
+            # memory bounded by BLOCK_CELLS instead of one feature's column).
+            value, first = _sweep_in_chunks(Xt, order, fb, starts, sizes, stats, totals,
+                                            criterion, shape_ok, feature_mask, min_weight_leaf)
+            kind = np.zeros((b, n_segments), dtype=np.intp)
             n_missing = np.zeros((b, n_segments), dtype=np.intp)
-        n_present = sizes - n_missing                                 # (b, n_segments)
-        if thresholds is None:
-            # A cut after position p is a candidate if the next sample in the
-            # segment has a larger value (beyond FEATURE_THRESHOLD); NaN never is.
-            cand = np.zeros((b, m), bool)
-            np.greater(X[:, 1:], X[:, :-1] + FEATURE_THRESHOLD, out=cand[:, :-1])
+            n_present = np.broadcast_to(sizes, (b, n_segments))
+            kinds = None
         else:
-            # One cut per segment: after the last non-missing sample <= threshold.
-            limit = thresholds[:, fb].T                      # (b, n_segments)
-            below = X <= np.repeat(limit, sizes, axis=1)     # float64 comparison
-            n_below = np.add.reduceat(below, starts, axis=1)
-            rows, segs = np.nonzero((n_below > 0) & (n_below < n_present))
-            cand = np.zeros((b, m), bool)
-            cand[rows, starts[segs] + n_below[rows, segs] - 1] = True
-        if feature_mask is not None:
-            cand &= np.repeat(feature_mask[:, fb].T, sizes, axis=1)
-        cut_ok = cand.copy() if block_missing else None   # before the children's sizes
-        cand &= shape_ok
-
-        # Statistics of the left child at every cut (prefix sums, eq. "left =
-        # prefix of the segment") and of the right child (total - left).
-        left, right, totals_b = _children(criterion, stats, totals, O, starts, sizes, cand)
-        del O
-        score = _score(criterion, left, right, cand, min_weight_leaf)
-        kinds = [score]
-        if block_missing:
-            # Samples left and right of the cut after position p.
-            n_left_at = np.arange(1, m + 1) - np.repeat(starts, sizes)
-            n_right_at = np.repeat(sizes, sizes) - n_left_at
-            # Missing values sent left: left + (statistics of the missing samples).
-            last_present = np.maximum(starts + n_present - 1, 0)       # (b, n_segments)
-            present = np.take_along_axis(left, np.broadcast_to(
-                last_present, (left.shape[0],) + last_present.shape), axis=2)
-            present = np.where(n_present > 0, present, 0.0)            # (s, b, n_segments)
-            missing_stats = totals_b - present
-            n_miss_at = np.repeat(n_missing, sizes, axis=1)
-            # Missing sent left: n_left + n_missing samples left, the rest right.
-            cand_left = cut_ok & (n_miss_at > 0)
-            cand_left &= (n_left_at + n_miss_at >= min_samples_leaf) \
-                & (n_right_at - n_miss_at >= min_samples_leaf)
-            if missing_left is not None:   # random splitter: one direction, drawn
-                choose = np.repeat(missing_left[:, fb].T, sizes, axis=1)
-                cand_left &= choose
-                score[choose & (n_miss_at > 0)] = -np.inf
-            left_m = left + missing_stats.repeat(sizes, axis=2)
-            kinds.append(_score(criterion, left_m, totals_b.repeat(sizes, axis=2) - left_m,
-                                cand_left, min_weight_leaf))
-            del left_m, n_miss_at, n_left_at, n_right_at, cand_left, cut_ok
-        del left, right, cand          # the sweep's largest temporaries, before the next ones
-        best_kind = [np.maximum.reduceat(s, starts, axis=1) for s in kinds]  # (b, n_segments)
-        if block_missing and missing_left is None:
-            # All non-missing samples left, all missing right (threshold +inf).
-            first = np.take_along_axis(X, np.broadcast_to(starts, (b, n_segments)), axis=1)
-            last = np.take_along_axis(X, np.maximum(starts + n_present - 1, 0), axis=1)
-            ok = (n_missing > 0) & (n_present >= min_samples_leaf) \
-                & (n_missing >= min_samples_leaf) & (last > first + FEATURE_THRESHOLD)
-            if feature_mask is not None:
-                ok &= feature_mask[:, fb].T
-            with np.errstate(divide="ignore", invalid="ignore"):
-                score_inf = np.where(ok, criterion.proxy(present, missing_stats), -np.inf)
-            if min_weight_leaf > 0:
-                heavy = (criterion.weight(present) >= min_weight_leaf) & \
-                        (criterion.weight(missing_stats) >= min_weight_leaf)
-                score_inf = np.where(heavy, score_inf, -np.inf)
-            best_kind.append(score_inf)
-        stacked = np.stack(best_kind)                         # (kinds, b, n_segments)
-        kind = np.argmax(stacked, axis=0)                     # first kind on ties
-        value = np.max(stacked, axis=0)                       # (b, n_segments)
+            value, kind, n_missing, n_present, kinds = _sweep_block(
+                Xt, order, fb, starts, sizes, stats, totals, criterion, shape_ok, feature_mask,
+                min_samples_leaf, min_weight_leaf, thresholds, missing_left, has_missing)
+            first = None
 
         # Best feature of the block per segment: largest score, then lowest rank.
         rank = (np.broadcast_to(fb[:, None], (b, n_segments)) if feature_rank is None
@@ -265,39 +206,42 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         improves = ((top > best.proxy) | ((top == best.proxy) & (row_rank < best_rank))) \
             & (top > -np.inf)
         if not improves.any():
-            del X, kinds, score    # free them before the next block allocates its own
             continue
         segs = np.flatnonzero(improves)
         r, k = row[segs], kind[row, col][segs]
-        # First (lowest-threshold) position of the winning score in each winning
-        # segment: among the cells scoring their segment's best, those in the
-        # winning feature and kind; the lowest position per segment.
-        p = np.full(n_segments, m)
-        top_at = np.repeat(np.where(improves, top, np.nan), sizes)    # NaN: never a hit
-        for k_score, scores in enumerate(kinds):
-            hit_row, hit_pos = np.nonzero(scores == top_at)
-            hit_seg = np.searchsorted(starts, hit_pos, side="right") - 1
-            ok = (row[hit_seg] == hit_row) & (kind[row, col][hit_seg] == k_score)
-            np.minimum.at(p, hit_seg[ok], hit_pos[ok])
-        del top_at, kinds, score
-        p = p[segs]
+        if first is not None:
+            p = first[r, segs]
+        else:
+            # First (lowest-threshold) position of the winning score in each winning
+            # segment: among the cells scoring their segment's best, those in the
+            # winning feature and kind; the lowest position per segment.
+            p = np.full(n_segments, m)
+            top_at = np.repeat(np.where(improves, top, np.nan), sizes)    # NaN: never a hit
+            for k_score, scores in enumerate(kinds):
+                hit_row, hit_pos = np.nonzero(scores == top_at)
+                hit_seg = np.searchsorted(starts, hit_pos, side="right") - 1
+                ok = (row[hit_seg] == hit_row) & (kind[row, col][hit_seg] == k_score)
+                np.minimum.at(p, hit_seg[ok], hit_pos[ok])
+            del top_at
+            p = p[segs]
+        del kinds
         n_miss = n_missing[r, segs]
         is_inf = k == NON_MISSING_LEFT
         p = np.where(is_inf, starts[segs] + n_present[r, segs] - 1, p)
         cut = p - starts[segs] + 1
+        f = fb[r]
         if thresholds is None:
-            lower = X[r, p].astype(np.float64)
-            upper = X[r, np.minimum(p + 1, m - 1)].astype(np.float64)
+            lower = Xt[f, order[f, p]].astype(np.float64)
+            upper = Xt[f, order[f, np.minimum(p + 1, m - 1)]].astype(np.float64)
             threshold = lower / 2.0 + upper / 2.0       # sum of halves: no overflow
             threshold = np.where((threshold == upper) | np.isinf(threshold), lower, threshold)
         else:
-            threshold = thresholds[segs, fb[r]]
-        del X
+            threshold = thresholds[segs, f]
         threshold = np.where(is_inf, np.inf, threshold)
         went_left = k == MISSING_LEFT
         n_left = cut + np.where(went_left, n_miss, 0)
         best_rank[segs] = row_rank[segs]
-        best.feature[segs] = fb[r]
+        best.feature[segs] = f
         best.threshold[segs] = threshold
         best.cut[segs] = cut
         best.n_missing[segs] = n_miss
@@ -308,6 +252,161 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         best.n_left[segs] = n_left
         best.proxy[segs] = top[segs]
     return best
+
+
+def _sweep_in_chunks(Xt, order, fb, starts, sizes, stats, totals, criterion, shape_ok,
+                     feature_mask, min_weight_leaf):
+    """Best score per feature of ``fb`` and segment, and its first position, chunk by chunk.
+
+    The same sweep as :func:`_children` and :func:`_score` (additive criterion,
+    no missing value in the block, every midpoint a candidate), over at most
+    ``BLOCK_CELLS`` cells at a time: the running prefix sum is carried from one
+    chunk into the next, added to the chunk's first term *before* its cumulative
+    sum, so that every prefix sum is the same float as in one sweep of the level.
+    A segment may span several chunks; its best score so far and the first
+    position reaching it are kept, and a later chunk replaces them only with a
+    strictly larger score (ties: lowest position).  Returns ``value`` and
+    ``first``, both of shape (b, n_segments).
+    """
+    b, m = fb.size, order.shape[1]
+    n_segments = starts.size
+    n_swept = getattr(criterion, "n_swept", None) or stats.shape[0]
+    ends = starts + sizes
+    value = np.full((b, n_segments), -np.inf)
+    first = np.zeros((b, n_segments), dtype=np.intp)
+    carry = np.zeros((n_swept, b))
+    step = max(1, BLOCK_CELLS // b)
+    for lo in range(0, m, step):
+        hi = min(lo + step, m)
+        # The segments s0 .. s1 - 1 meet [lo, hi); their parts in the chunk.
+        s0 = int(np.searchsorted(starts, lo, side="right")) - 1
+        s1 = int(np.searchsorted(starts, hi, side="left"))
+        part_starts = np.maximum(starts[s0:s1], lo) - lo
+        part_sizes = np.minimum(ends[s0:s1], hi) - lo - part_starts
+        O = order[fb, lo:min(hi + 1, m)].astype(np.intp)   # one more: the next value
+        X = _gather(Xt, fb, O)
+        cand = np.zeros((b, hi - lo), bool)
+        np.greater(X[:, 1:], X[:, :-1] + FEATURE_THRESHOLD, out=cand[:, :X.shape[1] - 1])
+        del X
+        if feature_mask is not None:
+            cand &= np.repeat(feature_mask[s0:s1, fb].T, part_sizes, axis=1)
+        cand &= shape_ok[lo:hi]
+        # Prefix sums, restarting at every segment that starts in the chunk
+        # (as in _children), continuing the previous chunk's running sum.
+        left = _gather(stats, np.arange(n_swept), O[:, :hi - lo], stacked=True)  # (s, b, c)
+        del O
+        restart = starts[s0:s1] >= max(lo, 1)
+        left[:, :, part_starts[restart]] -= totals[:n_swept, None, np.arange(s0, s1)[restart] - 1]
+        left[:, :, 0] += carry
+        np.cumsum(left, axis=2, out=left)
+        carry = left[:, :, -1].copy()
+        right = totals[:n_swept, None, s0:s1].repeat(part_sizes, axis=2) - left
+        score = _score(criterion, left, right, cand, min_weight_leaf)
+        del left, right, cand
+        # Best of each part, and the first position reaching it (no hit at -inf or NaN).
+        part_best = np.maximum.reduceat(score, part_starts, axis=1)      # (b, parts)
+        target = np.where(part_best > -np.inf, part_best, np.nan).repeat(part_sizes, axis=1)
+        hit_row, hit_pos = np.nonzero(score == target)
+        del score, target
+        hit_part = np.searchsorted(part_starts, hit_pos, side="right") - 1
+        key = hit_row * part_starts.size + hit_part        # non-decreasing (row-major hits)
+        first_hit = np.flatnonzero(np.diff(key, prepend=-1) != 0)
+        part_first = np.zeros(part_best.shape, dtype=np.intp)
+        part_first[hit_row[first_hit], hit_part[first_hit]] = lo + hit_pos[first_hit]
+        # Merge: a strictly better score moves the position; NaN propagates as
+        # in a reduction over the whole segment.
+        better = part_best > value[:, s0:s1]
+        first[:, s0:s1] = np.where(better, part_first, first[:, s0:s1])
+        value[:, s0:s1] = np.maximum(value[:, s0:s1], part_best)
+    return value, first
+
+
+def _sweep_block(Xt, order, fb, starts, sizes, stats, totals, criterion, shape_ok,
+                 feature_mask, min_samples_leaf, min_weight_leaf, thresholds, missing_left,
+                 has_missing):
+    """Score every cut of the features ``fb`` at once (missing values, random thresholds,
+    the absolute error): the best score per feature and segment, the kind that gives it,
+    the missing and present counts, and the full score arrays (one per kind)."""
+    b = fb.size
+    m = order.shape[1]
+    n_segments = starts.size
+    O = order[fb].astype(np.intp)                        # (b, m) sample ids
+    X = _gather(Xt, fb, O)                               # (b, m) sorted values
+    # Missing values: count per (feature, segment); they sit at the segment ends.
+    block_missing = bool(has_missing[fb].any())
+    if block_missing:
+        n_missing = np.add.reduceat(np.isnan(X), starts, axis=1)  # (b, n_segments)
+    else:
+        n_missing = np.zeros((b, n_segments), dtype=np.intp)
+    n_present = sizes - n_missing                                 # (b, n_segments)
+    if thresholds is None:
+        # A cut after position p is a candidate if the next sample in the
+        # segment has a larger value (beyond FEATURE_THRESHOLD); NaN never is.
+        cand = np.zeros((b, m), bool)
+        np.greater(X[:, 1:], X[:, :-1] + FEATURE_THRESHOLD, out=cand[:, :-1])
+    else:
+        # One cut per segment: after the last non-missing sample <= threshold.
+        limit = thresholds[:, fb].T                      # (b, n_segments)
+        below = X <= np.repeat(limit, sizes, axis=1)     # float64 comparison
+        n_below = np.add.reduceat(below, starts, axis=1)
+        rows, segs = np.nonzero((n_below > 0) & (n_below < n_present))
+        cand = np.zeros((b, m), bool)
+        cand[rows, starts[segs] + n_below[rows, segs] - 1] = True
+    if feature_mask is not None:
+        cand &= np.repeat(feature_mask[:, fb].T, sizes, axis=1)
+    cut_ok = cand.copy() if block_missing else None   # before the children's sizes
+    cand &= shape_ok
+
+    # Statistics of the left child at every cut (prefix sums, eq. "left =
+    # prefix of the segment") and of the right child (total - left).
+    left, right, totals_b = _children(criterion, stats, totals, O, starts, sizes, cand)
+    del O
+    score = _score(criterion, left, right, cand, min_weight_leaf)
+    kinds = [score]
+    if block_missing:
+        # Samples left and right of the cut after position p.
+        n_left_at = np.arange(1, m + 1) - np.repeat(starts, sizes)
+        n_right_at = np.repeat(sizes, sizes) - n_left_at
+        # Missing values sent left: left + (statistics of the missing samples).
+        last_present = np.maximum(starts + n_present - 1, 0)       # (b, n_segments)
+        present = np.take_along_axis(left, np.broadcast_to(
+            last_present, (left.shape[0],) + last_present.shape), axis=2)
+        present = np.where(n_present > 0, present, 0.0)            # (s, b, n_segments)
+        missing_stats = totals_b - present
+        n_miss_at = np.repeat(n_missing, sizes, axis=1)
+        # Missing sent left: n_left + n_missing samples left, the rest right.
+        cand_left = cut_ok & (n_miss_at > 0)
+        cand_left &= (n_left_at + n_miss_at >= min_samples_leaf) \
+            & (n_right_at - n_miss_at >= min_samples_leaf)
+        if missing_left is not None:   # random splitter: one direction, drawn
+            choose = np.repeat(missing_left[:, fb].T, sizes, axis=1)
+            cand_left &= choose
+            score[choose & (n_miss_at > 0)] = -np.inf
+        left_m = left + missing_stats.repeat(sizes, axis=2)
+        kinds.append(_score(criterion, left_m, totals_b.repeat(sizes, axis=2) - left_m,
+                            cand_left, min_weight_leaf))
+        del left_m, n_miss_at, n_left_at, n_right_at, cand_left, cut_ok
+    del left, right, cand          # the sweep's largest temporaries, before the next ones
+    best_kind = [np.maximum.reduceat(s, starts, axis=1) for s in kinds]  # (b, n_segments)
+    if block_missing and missing_left is None:
+        # All non-missing samples left, all missing right (threshold +inf).
+        first = np.take_along_axis(X, np.broadcast_to(starts, (b, n_segments)), axis=1)
+        last = np.take_along_axis(X, np.maximum(starts + n_present - 1, 0), axis=1)
+        ok = (n_missing > 0) & (n_present >= min_samples_leaf) \
+            & (n_missing >= min_samples_leaf) & (last > first + FEATURE_THRESHOLD)
+        if feature_mask is not None:
+            ok &= feature_mask[:, fb].T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score_inf = np.where(ok, criterion.proxy(present, missing_stats), -np.inf)
+        if min_weight_leaf > 0:
+            heavy = (criterion.weight(present) >= min_weight_leaf) & \
+                    (criterion.weight(missing_stats) >= min_weight_leaf)
+            score_inf = np.where(heavy, score_inf, -np.inf)
+        best_kind.append(score_inf)
+    stacked = np.stack(best_kind)                         # (kinds, b, n_segments)
+    kind = np.argmax(stacked, axis=0)                     # first kind on ties
+    value = np.max(stacked, axis=0)                       # (b, n_segments)
+    return value, kind, n_missing, n_present, kinds
 
 
 def _children(criterion, stats, totals, O, starts, sizes, cand):
