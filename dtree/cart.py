@@ -7,9 +7,11 @@ algorithm is written from Breiman et al. (1984): it searches every feature and
 every threshold with the sorted sweep of :mod:`dtree.splitting`, grows the
 tree with :mod:`dtree.growth`, and prunes it with :mod:`dtree.pruning`.
 
-Like scikit-learn, the features are stored as float32 (so a float64 value and
-its float32 rounding are one value); thresholds are float64 midpoints and are
-compared in float64.
+Like scikit-learn, the features are compared as float32 (so a float64 value
+and its float32 rounding are one value); thresholds are float64 midpoints and
+are compared in float64.  Unlike scikit-learn, ``fit`` makes no float32 copy of
+a float32 or float64 array: it reads ``float32(X[i, f])`` from the caller's
+array (never writing to it), which halves the memory its presorted index adds.
 
 Missing values (NaN in ``X``) are handled as in scikit-learn >= 1.3 (except
 with ``criterion="absolute_error"``, which, as in scikit-learn, refuses them):
@@ -48,11 +50,14 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
 
 def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
-    """``X`` as a float32 array of shape (n_samples, n_features).
+    """``X`` as a float array of shape (n_samples, n_features), its values float32's.
 
-    Strings and infinite values are rejected; NaN (a missing value) is kept,
-    unless ``missing_error`` is given: then NaN raises ``ValueError`` with that
-    reason appended.
+    A float32 or float64 NumPy array is returned as it is (no copy: the tree
+    reads ``float32(X[i, f])``, the value scikit-learn's float32 copy of X
+    holds); anything else is converted once to float32, feature-major.
+    Strings, infinite values and values beyond float32's range are rejected;
+    NaN (a missing value) is kept, unless ``missing_error`` is given: then NaN
+    raises ``ValueError`` with that reason appended.
     """
     if isinstance(X, pd.DataFrame):
         non_numeric = [c for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t)
@@ -81,22 +86,27 @@ def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
         raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got shape {array.shape}")
     if array.shape[0] == 0 or array.shape[1] == 0:
         raise ValueError(f"{name} is empty: got shape {array.shape}, expected at least one sample and one feature")
+    if array.dtype.kind != "f":     # integers and booleans: always finite
+        return np.ascontiguousarray(array.T, dtype=np.float32).T
+    with np.errstate(over="ignore", invalid="ignore"):
+        overall = float(np.sum(array))   # inf, or NaN, if any entry is: one pass, no copy
+        # The extreme values, cast to float32: infinite if they leave its range.
+        extremes = np.array([np.fmin.reduce(array, axis=None),
+                             np.fmax.reduce(array, axis=None)]).astype(np.float32)
+    if not np.isfinite(overall):
+        if np.isinf(array).any():
+            raise ValueError(f"{name} contains infinite values; finite numbers (or NaN for "
+                             "a missing value) are required")
+        if missing_error is not None and np.isnan(array).any():
+            raise ValueError(f"{name} contains NaN; {missing_error}")
+    if np.isinf(extremes).any():
+        raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
+    if isinstance(X, np.ndarray) and array.dtype in (np.float32, np.float64) \
+            and array.dtype.isnative:
+        return array                 # the caller's array, read in place (never written)
     # Feature-major storage (an F-ordered view of a C-ordered (n_features,
-    # n_samples) array): the tree reads one feature at a time, and fit needs no
-    # second, transposed copy.
-    X32 = np.ascontiguousarray(array.T, dtype=np.float32).T
-    if array.dtype.kind == "f":
-        with np.errstate(over="ignore", invalid="ignore"):
-            overall = float(np.sum(X32))  # inf, or NaN, if any entry is: one fast pass
-        if not np.isfinite(overall):
-            if np.isinf(array).any():
-                raise ValueError(f"{name} contains infinite values; finite numbers (or NaN for "
-                                 "a missing value) are required")
-            if not np.isfinite(X32[~np.isnan(X32)]).all():
-                raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
-            if missing_error is not None and np.isnan(X32).any():
-                raise ValueError(f"{name} contains NaN; {missing_error}")
-    return X32
+    # n_samples) array): the tree reads one feature at a time.
+    return np.ascontiguousarray(array.T, dtype=np.float32).T
 
 
 def _missing_unsupported(criterion_name):
@@ -197,8 +207,10 @@ class _BaseDecisionTree(BaseEstimator):
         criterion = get_criterion(self.criterion, classification=self._classification)
         ccp_alpha = check_float_param(self.ccp_alpha, "ccp_alpha")
         names = feature_names_of(X)
-        X32 = _check_numeric_X(X, missing_error=_missing_unsupported(criterion.name))
-        n_samples, n_features = X32.shape
+        # The caller's array itself if it is float32/float64 (read, never
+        # written: no copy of X is made for the fit), else a float32 copy.
+        X_fit = _check_numeric_X(X, missing_error=_missing_unsupported(criterion.name))
+        n_samples, n_features = X_fit.shape
         target = self._encode_target(y, n_samples, criterion)
         weight = check_sample_weight(sample_weight, n_samples)
         weight = self._apply_class_weight(weight)
@@ -220,13 +232,12 @@ class _BaseDecisionTree(BaseEstimator):
         # Samples of zero weight take no part in growing the tree.
         keep = weight > 0
         if not keep.all():
-            X32, target, weight = X32[keep], target[keep], weight[keep]
-        Xt = np.ascontiguousarray(X32.T)   # no copy unless rows were dropped
-        del X32
+            X_fit, target, weight = X_fit[keep], target[keep], weight[keep]
         stats = criterion.sample_stats(target, weight, getattr(self, "n_classes_", None))
         del target, weight       # in stats now; free them for the growth
         grow = grow_depth_first if params.max_leaf_nodes is None else grow_best_first
-        grown = grow(Xt, stats, criterion, params, rng)
+        grown = grow(X_fit, stats, criterion, params, rng)
+        del X_fit
         arrays = self._tree_arrays(grown, criterion, n_features)
         if ccp_alpha > 0:
             arrays = prune_to_alpha(arrays, ccp_alpha)
@@ -530,7 +541,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
-            Numeric features (stored as float32); NaN marks a missing value;
+            Numeric features (compared as float32); NaN marks a missing value;
             not modified.
         y : array_like of shape (n_samples,)
             Class labels.
@@ -655,7 +666,7 @@ class DecisionTreeRegressor(_BaseDecisionTree):
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
-            Numeric features (stored as float32); NaN marks a missing value
+            Numeric features (compared as float32); NaN marks a missing value
             (not with ``criterion="absolute_error"``); not modified.
         y : array_like of shape (n_samples,)
             Numeric targets.

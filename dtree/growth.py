@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtree.criteria import EPSILON
-from dtree.splitting import (FEATURE_THRESHOLD, SplitResult, best_splits, goes_left, partition,
-                             presort)
+from dtree.splitting import (FEATURE_THRESHOLD, SplitResult, best_splits, feature_values,
+                             goes_left, partition, presort)
 
 
 @dataclass
@@ -111,7 +111,7 @@ def _can_split(params, depth, sizes, weights, impurity):
             & (impurity > EPSILON))
 
 
-def _search_options(Xt, order, starts, sizes, params, rng, has_missing=None):
+def _search_options(X, order, starts, sizes, params, rng, has_missing=None):
     """Per-segment feature draws (max_features), tie ranks and random thresholds.
 
     With no random generator the search is exhaustive and ties go to the
@@ -125,9 +125,9 @@ def _search_options(Xt, order, starts, sizes, params, rng, has_missing=None):
     """
     if rng is None:
         return {}
-    n_features = Xt.shape[0]
+    n_features = X.shape[1]
     priority = rng.random((starts.size, n_features))
-    values = Xt[np.arange(n_features)[:, None], order]          # (d, m) sorted, NaN last
+    values = feature_values(X, order, np.arange(n_features)[:, None])   # (d, m) sorted, NaN last
     n_present = np.add.reduceat(~np.isnan(values), starts, axis=1).T   # (n_seg, d)
     last = starts[:, None] + np.maximum(n_present - 1, 0)             # last non-missing
     lowest = values[:, starts].T                                      # (n_seg, d)
@@ -149,13 +149,14 @@ def _search_options(Xt, order, starts, sizes, params, rng, has_missing=None):
     return options
 
 
-def grow_depth_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
+def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
     """Grow level by level; return the nodes in depth-first pre-order.
 
     Parameters
     ----------
-    Xt : ndarray of shape (n_features, n_samples), float32
-        Training features, one row per feature; NaN marks a missing value.
+    X : ndarray of shape (n_samples, n_features), float32 or float64
+        Training features, compared as float32; NaN marks a missing value.
+        Read, never written (the caller's array, without a copy).
     stats : ndarray of shape (n_stats, n_samples)
         The criterion's per-sample statistics.
     criterion : class from :mod:`dtree.criteria`
@@ -163,9 +164,9 @@ def grow_depth_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> Gr
     rng : numpy.random.Generator or None
         Feature draws, tie ranks and random thresholds (see ``_search_options``).
     """
-    n_samples = Xt.shape[1]
-    order = presort(Xt)
-    has_missing = np.array([np.isnan(row).any() for row in Xt])   # no (d, n) temporary
+    n_samples, n_features = X.shape
+    order = presort(X)
+    has_missing = np.array([np.isnan(X[:, f]).any() for f in range(n_features)])  # no (n, d) temporary
     starts = np.array([0], dtype=np.intp)
     sizes = np.array([n_samples], dtype=np.intp)
     totals = node_totals(criterion, stats, order[0], starts)
@@ -194,10 +195,10 @@ def grow_depth_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> Gr
             sizes, totals, impurity = sizes[open_], totals[:, open_], impurity[open_]
         where = np.flatnonzero(open_)
         starts = _exclusive_cumsum(sizes)
-        found = best_splits(Xt, order, starts, sizes, stats, totals, criterion,
+        found = best_splits(X, order, starts, sizes, stats, totals, criterion,
                             min_samples_leaf=params.min_samples_leaf,
                             min_weight_leaf=params.min_weight_leaf, has_missing=has_missing,
-                            **_search_options(Xt, order, starts, sizes, params, rng, has_missing))
+                            **_search_options(X, order, starts, sizes, params, rng, has_missing))
         split = found.feature >= 0
         if not split.any():
             break
@@ -271,16 +272,16 @@ def _preorder(levels) -> GrownTree:
                      missing_go_to_left=placed(cat("missing_go_to_left")))
 
 
-def grow_best_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
+def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
     """Split the leaf of largest weighted impurity decrease until ``max_leaf_nodes`` leaves.
 
     Each node's best split is found (and its segment of ``order`` partitioned
     by it) when the node is created; the split is applied when the node is
     popped from the priority queue.
     """
-    n_samples = Xt.shape[1]
-    order = presort(Xt)
-    has_missing = np.array([np.isnan(row).any() for row in Xt])   # no (d, n) temporary
+    n_samples, n_features = X.shape
+    order = presort(X)
+    has_missing = np.array([np.isnan(X[:, f]).any() for f in range(n_features)])  # no (n, d) temporary
     one = (np.array([0]),)
     root_totals = node_totals(criterion, stats, order[0], *one)
     total_weight = float(criterion.weight(root_totals)[0])
@@ -299,10 +300,10 @@ def grow_best_first(Xt, stats, criterion, params: GrowthParams, rng=None) -> Gro
             return node_id
         view = order[:, start:start + size]
         segment = (np.array([0]), np.array([size]))
-        found = best_splits(Xt, view, *segment, stats, totals, criterion,
+        found = best_splits(X, view, *segment, stats, totals, criterion,
                             min_samples_leaf=params.min_samples_leaf,
                             min_weight_leaf=params.min_weight_leaf, has_missing=has_missing,
-                            **_search_options(Xt, view, *segment, params, rng, has_missing))
+                            **_search_options(X, view, *segment, params, rng, has_missing))
         if found.feature[0] < 0:
             return node_id
         k = int(found.n_left[0])

@@ -79,17 +79,36 @@ class SplitResult:
     proxy: np.ndarray               # (n_segments,) the criterion's proxy score
 
 
-def presort(Xt) -> np.ndarray:
+def presort(X) -> np.ndarray:
     """Per feature, the samples in increasing order of the feature (stable; NaN last).
 
+    ``X`` of shape (n_samples, n_features) is compared as float32 (values that
+    round to one float32 are tied, and keep the order of the samples).
     Returns an int32 array of shape (n_features, n_samples) (int64 beyond 2**31 samples).
     """
-    n_features, n_samples = Xt.shape
+    n_samples, n_features = X.shape
     dtype = np.int32 if n_samples < 2**31 else np.intp
     order = np.empty((n_features, n_samples), dtype=dtype)
     for f in range(n_features):  # one feature at a time: no int64 (d, n) temporary
-        order[f] = np.argsort(Xt[f], kind="stable")
+        order[f] = np.argsort(X[:, f].astype(np.float32), kind="stable")
     return order
+
+
+def feature_values(X, samples, features):
+    """``float32(X[samples, features])``: the values the tree compares, as float32.
+
+    ``X`` of shape (n_samples, n_features) is the caller's float32 or float64
+    array, read in place; ``samples`` and ``features`` broadcast together.
+    """
+    return X[samples, features].astype(np.float32, copy=False)
+
+
+def _gather_values(X, features, O):
+    """``float32(X[O[i, j], features[i]])`` as an array of shape O.shape."""
+    out = np.empty(O.shape, dtype=np.float32)
+    for i, f in enumerate(features):
+        out[i] = X[O[i], f]            # float64 -> float32 rounding, as feature_values
+    return out
 
 
 def _gather(rows, which, O, stacked=False):
@@ -116,7 +135,7 @@ def _feature_blocks(n_features, m, cells=BLOCK_CELLS):
     return [np.arange(lo, min(lo + size, n_features)) for lo in range(0, n_features, size)]
 
 
-def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
+def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
                 min_samples_leaf=1, min_weight_leaf=0.0, feature_mask=None,
                 feature_rank=None, thresholds=None, missing_left=None,
                 has_missing=None) -> SplitResult:
@@ -124,8 +143,9 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
 
     Parameters
     ----------
-    Xt : ndarray of shape (n_features, n_samples), float32
-        The training features, one row per feature (NaN where missing).
+    X : ndarray of shape (n_samples, n_features), float32 or float64
+        The training features (NaN where missing), compared as float32 (see
+        :func:`feature_values`); read, never written.
     order : ndarray of shape (n_features, m), int
         Per feature, the samples of the segments, each segment sorted by the
         feature with its missing values last; segment ``j`` occupies
@@ -154,7 +174,7 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         With ``thresholds``: where the random splitter sends missing values
         (the non-missing-vs-missing split is then not a candidate).
     has_missing : ndarray of shape (n_features,), bool, default=None
-        Features with a missing value somewhere in ``Xt``; ``None``: none.
+        Features with a missing value somewhere in ``X``; ``None``: none.
 
     Returns
     -------
@@ -184,7 +204,7 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         if additive and thresholds is None and not has_missing[fb].any():
             # The common case, swept a chunk of positions at a time (same result,
             # memory bounded by BLOCK_CELLS instead of one feature's column).
-            value, first = _sweep_in_chunks(Xt, order, fb, starts, sizes, stats, totals,
+            value, first = _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals,
                                             criterion, shape_ok, feature_mask, min_weight_leaf)
             kind = np.zeros((b, n_segments), dtype=np.intp)
             n_missing = np.zeros((b, n_segments), dtype=np.intp)
@@ -192,7 +212,7 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
             kinds = None
         else:
             value, kind, n_missing, n_present, kinds = _sweep_block(
-                Xt, order, fb, starts, sizes, stats, totals, criterion, shape_ok, feature_mask,
+                X, order, fb, starts, sizes, stats, totals, criterion, shape_ok, feature_mask,
                 min_samples_leaf, min_weight_leaf, thresholds, missing_left, has_missing)
             first = None
 
@@ -231,8 +251,8 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
         cut = p - starts[segs] + 1
         f = fb[r]
         if thresholds is None:
-            lower = Xt[f, order[f, p]].astype(np.float64)
-            upper = Xt[f, order[f, np.minimum(p + 1, m - 1)]].astype(np.float64)
+            lower = feature_values(X, order[f, p], f).astype(np.float64)
+            upper = feature_values(X, order[f, np.minimum(p + 1, m - 1)], f).astype(np.float64)
             threshold = lower / 2.0 + upper / 2.0       # sum of halves: no overflow
             threshold = np.where((threshold == upper) | np.isinf(threshold), lower, threshold)
         else:
@@ -254,7 +274,7 @@ def best_splits(Xt, order, starts, sizes, stats, totals, criterion, *,
     return best
 
 
-def _sweep_in_chunks(Xt, order, fb, starts, sizes, stats, totals, criterion, shape_ok,
+def _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok,
                      feature_mask, min_weight_leaf):
     """Best score per feature of ``fb`` and segment, and its first position, chunk by chunk.
 
@@ -284,10 +304,11 @@ def _sweep_in_chunks(Xt, order, fb, starts, sizes, stats, totals, criterion, sha
         part_starts = np.maximum(starts[s0:s1], lo) - lo
         part_sizes = np.minimum(ends[s0:s1], hi) - lo - part_starts
         O = order[fb, lo:min(hi + 1, m)].astype(np.intp)   # one more: the next value
-        X = _gather(Xt, fb, O)
+        values = _gather_values(X, fb, O)
         cand = np.zeros((b, hi - lo), bool)
-        np.greater(X[:, 1:], X[:, :-1] + FEATURE_THRESHOLD, out=cand[:, :X.shape[1] - 1])
-        del X
+        np.greater(values[:, 1:], values[:, :-1] + FEATURE_THRESHOLD,
+                   out=cand[:, :values.shape[1] - 1])
+        del values
         if feature_mask is not None:
             cand &= np.repeat(feature_mask[s0:s1, fb].T, part_sizes, axis=1)
         cand &= shape_ok[lo:hi]
@@ -321,7 +342,7 @@ def _sweep_in_chunks(Xt, order, fb, starts, sizes, stats, totals, criterion, sha
     return value, first
 
 
-def _sweep_block(Xt, order, fb, starts, sizes, stats, totals, criterion, shape_ok,
+def _sweep_block(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok,
                  feature_mask, min_samples_leaf, min_weight_leaf, thresholds, missing_left,
                  has_missing):
     """Score every cut of the features ``fb`` at once (missing values, random thresholds,
@@ -331,11 +352,11 @@ def _sweep_block(Xt, order, fb, starts, sizes, stats, totals, criterion, shape_o
     m = order.shape[1]
     n_segments = starts.size
     O = order[fb].astype(np.intp)                        # (b, m) sample ids
-    X = _gather(Xt, fb, O)                               # (b, m) sorted values
+    values = _gather_values(X, fb, O)                    # (b, m) sorted values
     # Missing values: count per (feature, segment); they sit at the segment ends.
     block_missing = bool(has_missing[fb].any())
     if block_missing:
-        n_missing = np.add.reduceat(np.isnan(X), starts, axis=1)  # (b, n_segments)
+        n_missing = np.add.reduceat(np.isnan(values), starts, axis=1)  # (b, n_segments)
     else:
         n_missing = np.zeros((b, n_segments), dtype=np.intp)
     n_present = sizes - n_missing                                 # (b, n_segments)
@@ -343,11 +364,11 @@ def _sweep_block(Xt, order, fb, starts, sizes, stats, totals, criterion, shape_o
         # A cut after position p is a candidate if the next sample in the
         # segment has a larger value (beyond FEATURE_THRESHOLD); NaN never is.
         cand = np.zeros((b, m), bool)
-        np.greater(X[:, 1:], X[:, :-1] + FEATURE_THRESHOLD, out=cand[:, :-1])
+        np.greater(values[:, 1:], values[:, :-1] + FEATURE_THRESHOLD, out=cand[:, :-1])
     else:
         # One cut per segment: after the last non-missing sample <= threshold.
         limit = thresholds[:, fb].T                      # (b, n_segments)
-        below = X <= np.repeat(limit, sizes, axis=1)     # float64 comparison
+        below = values <= np.repeat(limit, sizes, axis=1)     # float64 comparison
         n_below = np.add.reduceat(below, starts, axis=1)
         rows, segs = np.nonzero((n_below > 0) & (n_below < n_present))
         cand = np.zeros((b, m), bool)
@@ -390,8 +411,8 @@ def _sweep_block(Xt, order, fb, starts, sizes, stats, totals, criterion, shape_o
     best_kind = [np.maximum.reduceat(s, starts, axis=1) for s in kinds]  # (b, n_segments)
     if block_missing and missing_left is None:
         # All non-missing samples left, all missing right (threshold +inf).
-        first = np.take_along_axis(X, np.broadcast_to(starts, (b, n_segments)), axis=1)
-        last = np.take_along_axis(X, np.maximum(starts + n_present - 1, 0), axis=1)
+        first = np.take_along_axis(values, np.broadcast_to(starts, (b, n_segments)), axis=1)
+        last = np.take_along_axis(values, np.maximum(starts + n_present - 1, 0), axis=1)
         ok = (n_missing > 0) & (n_present >= min_samples_leaf) \
             & (n_missing >= min_samples_leaf) & (last > first + FEATURE_THRESHOLD)
         if feature_mask is not None:
