@@ -49,12 +49,12 @@ FEATURE_THRESHOLD = np.float32(1e-7)
 
 # At most this many (feature, position) cells are scored at once: bounds the
 # memory of the sweep's temporaries (about 10 float64 arrays of this size).
-# Blocks of several features (levels of fewer than 2^12 positions) save Python
-# overhead on small data; a long feature column is swept in chunks of this many
-# positions (_sweep_in_chunks), except where it has missing values, for the
+# Blocks of several features (levels of fewer than 2^13 positions) save Python
+# overhead on small data; a long feature column is swept in chunks of positions
+# (_sweep_in_chunks, _chunk_cells), except where it has missing values, for the
 # random splitter and for the absolute error, whose sweep (_sweep_block) holds
 # at least one whole feature of the level.
-BLOCK_CELLS = 1 << 13
+BLOCK_CELLS = 1 << 14
 
 # Kinds of candidate split (the order in which they win ties within a feature).
 MISSING_RIGHT, MISSING_LEFT, NON_MISSING_LEFT = 0, 1, 2
@@ -128,6 +128,13 @@ def _gather(rows, which, O, stacked=False):
     for i, r in enumerate(which):
         np.take(rows[r], O[i], out=out[i])
     return out
+
+
+def _chunk_cells(m):
+    """Cells per chunk of _sweep_in_chunks for a level of ``m`` positions: at least
+    BLOCK_CELLS and half the level (fewer chunks, less Python overhead on large
+    levels), at most 8 * BLOCK_CELLS (temporaries of about 10 MiB)."""
+    return min(max(BLOCK_CELLS, m // 2), 8 * BLOCK_CELLS)
 
 
 def _feature_blocks(n_features, m, cells=BLOCK_CELLS):
@@ -295,7 +302,7 @@ def _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals, criterion, shap
     value = np.full((b, n_segments), -np.inf)
     first = np.zeros((b, n_segments), dtype=np.intp)
     carry = np.zeros((n_swept, b))
-    step = max(1, BLOCK_CELLS // b)
+    step = max(1, _chunk_cells(m) // b)
     for lo in range(0, m, step):
         hi = min(lo + step, m)
         # The segments s0 .. s1 - 1 meet [lo, hi); their parts in the chunk.
@@ -327,13 +334,10 @@ def _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals, criterion, shap
         # Best of each part, and the first position reaching it (no hit at -inf or NaN).
         part_best = np.maximum.reduceat(score, part_starts, axis=1)      # (b, parts)
         target = np.where(part_best > -np.inf, part_best, np.nan).repeat(part_sizes, axis=1)
-        hit_row, hit_pos = np.nonzero(score == target)
+        at = np.where(score == target, np.arange(lo, hi), m)       # position of each hit
         del score, target
-        hit_part = np.searchsorted(part_starts, hit_pos, side="right") - 1
-        key = hit_row * part_starts.size + hit_part        # non-decreasing (row-major hits)
-        first_hit = np.flatnonzero(np.diff(key, prepend=-1) != 0)
-        part_first = np.zeros(part_best.shape, dtype=np.intp)
-        part_first[hit_row[first_hit], hit_part[first_hit]] = lo + hit_pos[first_hit]
+        part_first = np.minimum.reduceat(at, part_starts, axis=1)   # first hit of each part
+        del at
         # Merge: a strictly better score moves the position; NaN propagates as
         # in a reduction over the whole segment.
         better = part_best > value[:, s0:s1]
