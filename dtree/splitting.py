@@ -16,7 +16,12 @@ instead of :math:`O(n^2)`.  Over a tree of depth :math:`h` the search costs
 :math:`O(n\,d\,h)` after the :math:`O(n\,d \log n)` presort (seed 003).  The
 sweep is vectorised over all nodes of a level *and* over a block of features
 (arrays of shape (features, positions)), so its Python overhead per level does
-not grow with the number of nodes or features.
+not grow with the number of nodes or features.  A long level is swept in
+chunks of positions, the running sum carried from one chunk into the next
+(:func:`_sweep_in_chunks`): the result is the same float for float, and the
+sweep's temporaries stay at a few MiB however large ``n`` is.  ``X`` itself is
+never copied: its values are read as float32 where they are needed
+(:func:`feature_values`).
 
 Candidate thresholds lie between two consecutive distinct values (values
 closer than 1e-7 in float32 count as equal, as in scikit-learn) at their
