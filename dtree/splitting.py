@@ -292,7 +292,7 @@ def _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals, criterion, shap
 
     The same sweep as :func:`_children` and :func:`_score` (additive criterion,
     no missing value in the block, every midpoint a candidate), over at most
-    ``BLOCK_CELLS`` cells at a time: the running prefix sum is carried from one
+    ``_chunk_cells(m)`` cells at a time: the running prefix sum is carried from one
     chunk into the next, added to the chunk's first term *before* its cumulative
     sum, so that every prefix sum is the same float as in one sweep of the level.
     A segment may span several chunks; its best score so far and the first
