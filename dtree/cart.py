@@ -289,8 +289,8 @@ class _BaseDecisionTree(BaseEstimator):
             raise ValueError(
                 f"X has {array.shape[1]} features, but {type(self).__name__} was fitted with "
                 f"{self.n_features_in_} features")
-        X32 = array.astype(np.float32)
         with np.errstate(over="ignore", invalid="ignore"):
+            X32 = array.astype(np.float32)   # beyond float32's range: inf, refused below
             overall = float(np.sum(X32))  # inf or NaN if any entry is: one fast pass
         if not np.isfinite(overall):
             if np.isinf(array).any():

@@ -277,3 +277,26 @@ def test_float64_X_is_read_as_float32(make, params, missing):
         for a, b in zip(_tree_arrays(reference), _tree_arrays(tree)):
             np.testing.assert_array_equal(a, b)
     assert reference.get_n_leaves() > 4
+
+
+def test_values_beyond_float32_and_nan_are_refused_with_a_clear_error():
+    # fit reads a float64 X without converting it: the float32 range and the
+    # NaN policy are checked on the caller's values (strided views included).
+    rng = np.random.default_rng(2)
+    X, y = rng.random((20, 3)), np.arange(20) % 2
+    big = X.copy()
+    big[3, 1] = -1e39                      # finite in float64, -inf in float32
+    for bad in (big, np.repeat(big, 2, axis=1)[:, ::2], np.asfortranarray(big)):
+        with pytest.raises(ValueError, match=r"X has values too large for float32"):
+            DecisionTreeClassifier().fit(bad, y)
+    edge = X.copy()
+    edge[0, 0] = np.finfo(np.float32).max  # the largest float32 is accepted
+    assert DecisionTreeClassifier().fit(edge, y).tree_.node_count >= 3
+    tree = DecisionTreeClassifier().fit(X, y)
+    with pytest.raises(ValueError, match=r"X has values too large for float32"):
+        tree.predict(big)
+    missing = X.copy()
+    missing[5, 2] = np.nan
+    with pytest.raises(ValueError, match=r"X contains NaN; criterion='absolute_error'"):
+        DecisionTreeRegressor(criterion="absolute_error").fit(missing, y.astype(float))
+    DecisionTreeRegressor().fit(missing, y.astype(float))   # NaN is a missing value here
