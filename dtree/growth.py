@@ -77,6 +77,11 @@ def node_totals(criterion, stats, samples, starts):
     return np.array([np.add.reduceat(row[samples], starts) for row in stats])
 
 
+def _has_missing(X):
+    """Features with a NaN somewhere in ``X`` of shape (n_samples, n_features), shape (n_features,)."""
+    return np.array([np.isnan(X[:, f]).any() for f in range(X.shape[1])])  # no (n, d) temporary
+
+
 def _exclusive_cumsum(sizes):
     return np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
 
@@ -164,9 +169,9 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
     rng : numpy.random.Generator or None
         Feature draws, tie ranks and random thresholds (see ``_search_options``).
     """
-    n_samples, n_features = X.shape
+    n_samples = X.shape[0]
     order = presort(X)
-    has_missing = np.array([np.isnan(X[:, f]).any() for f in range(n_features)])  # no (n, d) temporary
+    has_missing = _has_missing(X)
     starts = np.array([0], dtype=np.intp)
     sizes = np.array([n_samples], dtype=np.intp)
     totals = node_totals(criterion, stats, order[0], starts)
@@ -279,9 +284,9 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None) -> Grow
     by it) when the node is created; the split is applied when the node is
     popped from the priority queue.
     """
-    n_samples, n_features = X.shape
+    n_samples = X.shape[0]
     order = presort(X)
-    has_missing = np.array([np.isnan(X[:, f]).any() for f in range(n_features)])  # no (n, d) temporary
+    has_missing = _has_missing(X)
     one = (np.array([0]),)
     root_totals = node_totals(criterion, stats, order[0], *one)
     total_weight = float(criterion.weight(root_totals)[0])

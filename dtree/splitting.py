@@ -215,18 +215,16 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
         b = fb.size
         if additive and thresholds is None and not has_missing[fb].any():
             # The common case, swept a chunk of positions at a time (same result,
-            # memory bounded by BLOCK_CELLS instead of one feature's column).
+            # memory bounded by _chunk_cells instead of one feature's column).
             value, first = _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals,
                                             criterion, shape_ok, feature_mask, min_weight_leaf)
             kind = np.zeros((b, n_segments), dtype=np.intp)
             n_missing = np.zeros((b, n_segments), dtype=np.intp)
             n_present = np.broadcast_to(sizes, (b, n_segments))
-            kinds = None
         else:
-            value, kind, n_missing, n_present, kinds = _sweep_block(
+            value, kind, first, n_missing, n_present = _sweep_block(
                 X, order, fb, starts, sizes, stats, totals, criterion, shape_ok, feature_mask,
                 min_samples_leaf, min_weight_leaf, thresholds, missing_left, has_missing)
-            first = None
 
         # Best feature of the block per segment: largest score, then lowest rank.
         rank = (np.broadcast_to(fb[:, None], (b, n_segments)) if feature_rank is None
@@ -241,22 +239,7 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
             continue
         segs = np.flatnonzero(improves)
         r, k = row[segs], kind[row, col][segs]
-        if first is not None:
-            p = first[r, segs]
-        else:
-            # First (lowest-threshold) position of the winning score in each winning
-            # segment: among the cells scoring their segment's best, those in the
-            # winning feature and kind; the lowest position per segment.
-            p = np.full(n_segments, m)
-            top_at = np.repeat(np.where(improves, top, np.nan), sizes)    # NaN: never a hit
-            for k_score, scores in enumerate(kinds):
-                hit_row, hit_pos = np.nonzero(scores == top_at)
-                hit_seg = np.searchsorted(starts, hit_pos, side="right") - 1
-                ok = (row[hit_seg] == hit_row) & (kind[row, col][hit_seg] == k_score)
-                np.minimum.at(p, hit_seg[ok], hit_pos[ok])
-            del top_at
-            p = p[segs]
-        del kinds
+        p = first[r, segs]          # lowest threshold among the winner's equal scores
         n_miss = n_missing[r, segs]
         is_inf = k == NON_MISSING_LEFT
         p = np.where(is_inf, starts[segs] + n_present[r, segs] - 1, p)
@@ -284,6 +267,21 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
         best.n_left[segs] = n_left
         best.proxy[segs] = top[segs]
     return best
+
+
+def _first_at_best(score, best, starts, sizes, offset=0):
+    """First position reaching each segment's best score, shape (b, n_segments).
+
+    ``score`` of shape (b, c) holds the scores of consecutive positions
+    ``offset .. offset + c - 1``, the segments being ``starts`` (relative to
+    ``offset``) and ``sizes``; ``best`` of shape (b, n_segments) is each
+    segment's maximum.  Where ``best`` is -inf or NaN (no candidate) the
+    result is ``offset + c``, which never wins.
+    """
+    end = offset + score.shape[1]
+    target = np.where(best > -np.inf, best, np.nan).repeat(sizes, axis=1)   # NaN: never a hit
+    at = np.where(score == target, np.arange(offset, end), end)   # position of each hit
+    return np.minimum.reduceat(at, starts, axis=1)
 
 
 def _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok,
@@ -336,13 +334,10 @@ def _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals, criterion, shap
         right = totals[:n_swept, None, s0:s1].repeat(part_sizes, axis=2) - left
         score = _score(criterion, left, right, cand, min_weight_leaf)
         del left, right, cand
-        # Best of each part, and the first position reaching it (no hit at -inf or NaN).
+        # Best of each part, and the first position reaching it.
         part_best = np.maximum.reduceat(score, part_starts, axis=1)      # (b, parts)
-        target = np.where(part_best > -np.inf, part_best, np.nan).repeat(part_sizes, axis=1)
-        at = np.where(score == target, np.arange(lo, hi), m)       # position of each hit
-        del score, target
-        part_first = np.minimum.reduceat(at, part_starts, axis=1)   # first hit of each part
-        del at
+        part_first = _first_at_best(score, part_best, part_starts, part_sizes, lo)
+        del score
         # Merge: a strictly better score moves the position; NaN propagates as
         # in a reduction over the whole segment.
         better = part_best > value[:, s0:s1]
@@ -355,8 +350,12 @@ def _sweep_block(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok
                  feature_mask, min_samples_leaf, min_weight_leaf, thresholds, missing_left,
                  has_missing):
     """Score every cut of the features ``fb`` at once (missing values, random thresholds,
-    the absolute error): the best score per feature and segment, the kind that gives it,
-    the missing and present counts, and the full score arrays (one per kind)."""
+    the absolute error).
+
+    Returns, each of shape (b, n_segments): the best score per feature and
+    segment, the kind of split that gives it (first kind on ties), the first
+    position reaching it, and the counts of missing and present samples.
+    """
     b = fb.size
     m = order.shape[1]
     n_segments = starts.size
@@ -436,7 +435,12 @@ def _sweep_block(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok
     stacked = np.stack(best_kind)                         # (kinds, b, n_segments)
     kind = np.argmax(stacked, axis=0)                     # first kind on ties
     value = np.max(stacked, axis=0)                       # (b, n_segments)
-    return value, kind, n_missing, n_present, kinds
+    # The first position of the winning kind's best (the +inf split, a kind
+    # without positions, is placed by the caller).
+    firsts = [_first_at_best(scores, best, starts, sizes) for scores, best in zip(kinds, best_kind)]
+    firsts += [np.zeros_like(firsts[0])] * (len(best_kind) - len(kinds))
+    first = np.take_along_axis(np.stack(firsts), kind[None], axis=0)[0]
+    return value, kind, first, n_missing, n_present
 
 
 def _children(criterion, stats, totals, O, starts, sizes, cand):
