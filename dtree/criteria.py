@@ -191,8 +191,9 @@ class AbsoluteError:
 
     Medians are not sums, so this criterion is not additive: its per-sample
     statistics are (w, y, rank of y) and a node's statistics (W, median, D)
-    come from :func:`dtree.order_statistics.range_medians`, for nodes and for
-    the children of every candidate split alike.
+    come from sorting for nodes (:func:`dtree.order_statistics.segment_medians`)
+    and from a wavelet matrix for the children of every candidate split
+    (:func:`dtree.order_statistics.range_deviations`).
     """
 
     name = "absolute_error"
@@ -224,36 +225,44 @@ class AbsoluteError:
         return stats[1:2]
 
     @staticmethod
-    def _ranges(stats, samples, lo, hi):
-        from dtree.order_statistics import range_medians
-
-        return range_medians(stats[2, samples].astype(np.intp), stats[0, samples],
-                             stats[1, samples], lo, hi)
-
-    @classmethod
-    def node_stats(cls, stats, samples, starts):
+    def node_stats(stats, samples, starts):
         """(W, median, D) of each segment ``samples[starts[j]:starts[j+1]]``, shape (3, n_segments)."""
-        ends = np.append(starts[1:], samples.size)
-        return cls._ranges(stats, samples, starts, ends)
+        from dtree.order_statistics import segment_medians
 
-    @classmethod
-    def children_stats(cls, stats, O, starts, sizes, cand):
-        """(W, median, D) of the left and right child at every candidate cut, shape (3, b, m).
+        return segment_medians(stats[1, samples], stats[0, samples], stats[2, samples], starts)
+
+    @staticmethod
+    def children_stats(stats, O, starts, sizes, cand):
+        """(W, NaN, D) of the left and right child at every candidate cut, shape (3, b, m).
 
         Row ``i`` of ``O`` holds the segments in the order of one feature; the
         cut after position ``p`` of a segment makes ``[start, p]`` the left and
-        ``(p, end)`` the right child.  Non-candidates get zeros.
+        ``(p, end)`` the right child.  The proxy needs the children's weights
+        and deviations only, so their medians are not computed (NaN).
+        Non-candidates get zeros.
         """
+        from dtree.order_statistics import range_deviations, segment_ranks
+
         b, m = O.shape
+        # Every row holds the same samples per segment: rank their targets
+        # within the segment once (fewer wavelet levels than global ranks).
+        by_y, local = segment_ranks(stats[2, O[0]], starts, sizes)
+        rank_of = np.empty(stats.shape[1], dtype=np.intp)
+        rank_of[O[0]] = local
+        y_by_rank, w_by_rank = stats[1, O[0, by_y]], stats[0, O[0, by_y]]
+
         idx = np.flatnonzero(cand)                        # flat positions in (b, m)
         row, p = np.divmod(idx, m)
         seg = np.searchsorted(starts, p, side="right") - 1
         first = row * m + starts[seg]
         last = first + sizes[seg]
-        both = cls._ranges(stats, O.ravel(), np.concatenate([first, idx + 1]),
-                           np.concatenate([idx + 1, last]))
+        flat = O.ravel()
+        both = range_deviations(rank_of[flat], stats[0, flat], stats[1, flat],
+                                np.concatenate([first, idx + 1]), np.concatenate([idx + 1, last]),
+                                np.tile(starts[seg], 2), w_by_rank, y_by_rank)
         left, right = np.zeros((3, b * m)), np.zeros((3, b * m))
-        left[:, idx], right[:, idx] = both[:, :idx.size], both[:, idx.size:]
+        left[::2, idx], right[::2, idx] = both[:, :idx.size], both[:, idx.size:]
+        left[1, idx] = right[1, idx] = np.nan
         return left.reshape(3, b, m), right.reshape(3, b, m)
 
 
