@@ -193,13 +193,14 @@ class AbsoluteError:
     statistics are (w, y, rank of y) and a node's statistics (W, median, D)
     come from sorting for nodes (:func:`dtree.order_statistics.segment_medians`)
     and from a wavelet matrix for the children of every candidate split
-    (:func:`dtree.order_statistics.range_deviations`).
+    (:class:`dtree.order_statistics.RangeDeviations`).
     """
 
     name = "absolute_error"
     is_classification = False
     additive = False
-    block_cells = 1 << 14    # the wavelet matrix keeps ~20 bytes per cell and bit
+    block_cells = 1 << 12    # cells of a block of features, scored in one wavelet descent
+    QUERY_CHUNK = 1 << 12    # ranges per descent in a longer column: ~150 bytes of memory each
 
     @staticmethod
     def sample_stats(y, weight, n_classes=None):
@@ -232,38 +233,46 @@ class AbsoluteError:
         return segment_medians(stats[1, samples], stats[0, samples], stats[2, samples], starts)
 
     @staticmethod
-    def children_stats(stats, O, starts, sizes, cand):
-        """(W, NaN, D) of the left and right child at every candidate cut, shape (3, b, m).
+    def children_score(stats, O, starts, sizes, cand, min_weight_leaf=0.0):
+        """The proxy :math:`-(D_L + D_R)` at every candidate cut, -inf elsewhere, shape (b, m).
 
         Row ``i`` of ``O`` holds the segments in the order of one feature; the
         cut after position ``p`` of a segment makes ``[start, p]`` the left and
-        ``(p, end)`` the right child.  The proxy needs the children's weights
-        and deviations only, so their medians are not computed (NaN).
-        Non-candidates get zeros.
+        ``(p, end)`` the right child.  A cut leaving a child lighter than
+        ``min_weight_leaf`` is no candidate.  A block of features longer than
+        ``block_cells`` (one feature's column of a large level) is scored
+        ``QUERY_CHUNK // 2`` cuts at a time, one wavelet descent each, so that
+        the working memory stays bounded however large a node is.
         """
-        from dtree.order_statistics import range_deviations, segment_ranks
+        from dtree.order_statistics import RangeDeviations, segment_ranks
 
         b, m = O.shape
         # Every row holds the same samples per segment: rank their targets
         # within the segment once (fewer wavelet levels than global ranks).
         by_y, local = segment_ranks(stats[2, O[0]], starts, sizes)
-        rank_of = np.empty(stats.shape[1], dtype=np.intp)
+        rank_of = np.empty(stats.shape[1], dtype=np.int32)
         rank_of[O[0]] = local
-        y_by_rank, w_by_rank = stats[1, O[0, by_y]], stats[0, O[0, by_y]]
+        deviations = RangeDeviations(rank_of[O], stats[0, O], stats[1, O],
+                                     stats[0, O[0, by_y]], stats[1, O[0, by_y]])
+        del rank_of, by_y, local
 
-        idx = np.flatnonzero(cand)                        # flat positions in (b, m)
-        row, p = np.divmod(idx, m)
-        seg = np.searchsorted(starts, p, side="right") - 1
-        first = row * m + starts[seg]
-        last = first + sizes[seg]
-        flat = O.ravel()
-        both = range_deviations(rank_of[flat], stats[0, flat], stats[1, flat],
-                                np.concatenate([first, idx + 1]), np.concatenate([idx + 1, last]),
-                                np.tile(starts[seg], 2), w_by_rank, y_by_rank)
-        left, right = np.zeros((3, b * m)), np.zeros((3, b * m))
-        left[::2, idx], right[::2, idx] = both[:, :idx.size], both[:, idx.size:]
-        left[1, idx] = right[1, idx] = np.nan
-        return left.reshape(3, b, m), right.reshape(3, b, m)
+        score = np.full(b * m, -np.inf)
+        candidates = np.flatnonzero(cand)                 # flat positions in (b, m)
+        # A block of at most block_cells cells is scored in one descent; one
+        # feature's longer column in descents of QUERY_CHUNK ranges (2 per cut).
+        step = b * m if b * m <= AbsoluteError.block_cells else AbsoluteError.QUERY_CHUNK // 2
+        for c in range(0, candidates.size, step):
+            idx = candidates[c:c + step]
+            row, p = np.divmod(idx, m)
+            seg = np.searchsorted(starts, p, side="right") - 1
+            start = starts[seg]
+            # Left child [start, p], right child (p, end) of the cut after p.
+            W, D = deviations(np.tile(row, 2), np.concatenate([start, p + 1]),
+                              np.concatenate([p + 1, start + sizes[seg]]), np.tile(start, 2))
+            k = idx.size
+            ok = (W[:k] >= min_weight_leaf) & (W[k:] >= min_weight_leaf)
+            score[idx] = np.where(ok, -(D[:k] + D[k:]), -np.inf)
+        return score.reshape(b, m)
 
 
 CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy}

@@ -43,64 +43,99 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["WaveletMatrix", "range_deviations", "segment_medians", "segment_ranks"]
+__all__ = ["RangeDeviations", "lowest_reaching", "segment_medians", "segment_ranks"]
 
 
-class WaveletMatrix:
-    """Weighted wavelet matrix over small non-negative integers.
+def lowest_reaching(values, weight, wsum, row, lo, hi, target):
+    """Per range ``[lo, hi)`` of a row of ``values``: the smallest value whose cumulative weight reaches ``target``.
+
+    One weighted wavelet matrix per row of ``values``, side by side, built and
+    descended one level at a time: each level's prefix tables serve every
+    range's step and are then dropped, so the memory is :math:`O(n + q)`,
+    not the :math:`O(n \\log s)` of a kept matrix.  Every prefix sum starts
+    at its row's start, so a range's sums do not depend on the other rows.
 
     Parameters
     ----------
-    values : ndarray of shape (n,), int
-        Non-negative integers (ranks); the matrix has one level per bit of the
-        largest.
-    weight, wsum : ndarray of shape (n,), float64
-        The weight :math:`w_i` and weighted value :math:`w_i y_i` of each entry.
-        All weights 1 (no ``sample_weight``) keep no weight table: a count is
-        then the weight.
+    values : ndarray of shape (b, m), int
+        Non-negative integers (ranks); one level per bit of the largest.
+    weight : ndarray of shape (b, m), float64, or None
+        The weight :math:`w_i` of each entry; ``None``: all 1 (a count is then
+        the weight, and no weight table is kept).
+    wsum : ndarray of shape (b, m), float64
+        The weighted value :math:`w_i y_i` of each entry.
+    row, lo, hi : ndarray of shape (q,), int
+        The ranges: positions ``lo`` to ``hi - 1`` of row ``row``.
+    target : ndarray of shape (q,), float64
+        The cumulative weight to reach in each range.
+
+    Returns
+    -------
+    x : ndarray of shape (q,), int
+        The smallest value with :math:`W(\\text{values} \\le x) \\ge` ``target``.
+    weight_below, wsum_below : ndarray of shape (q,), float64
+        Weight and weighted sum of the range's values below :math:`x`.
     """
+    b, m = values.shape
+    unit_weight = weight is None
+    x = np.zeros(lo.shape, dtype=np.intp)
+    weight_below = np.zeros(lo.shape)
+    wsum_below = np.zeros(lo.shape)
+    at_row = row * (m + 1)                   # where the row's prefix tables start
+    v, w, s = values, weight, wsum
+    for level in reversed(range(max(1, int(values.max(initial=0)).bit_length()))):
+        # This level, per row: how many entries of each prefix have bit `level`
+        # 0, and their weight and weighted sum.
+        is_zero = ((v >> level) & 1) == 0
+        zeros = _row_prefix(is_zero, np.int32 if v.size < 2**31 else np.intp)
+        n_zeros = zeros[:, -1]
+        zero_wsum = _row_prefix(s, np.float64, is_zero).ravel()
+        z_lo, z_hi = zeros.ravel()[at_row + lo], zeros.ravel()[at_row + hi]
+        if unit_weight:
+            zero_w = z_hi - z_lo              # weight of the range's values with bit 0 here
+        else:
+            zero_weight = _row_prefix(w, np.float64, is_zero).ravel()
+            zero_w = zero_weight[at_row + hi] - zero_weight[at_row + lo]
+            del zero_weight
+        reach = weight_below + zero_w
+        to_one = reach < target
+        # Going to the one side: the zero side's values all lie below x.
+        weight_below = np.where(to_one, reach, weight_below)
+        wsum_below += (zero_wsum[at_row + hi] - zero_wsum[at_row + lo]) * to_one
+        x |= to_one.astype(np.intp) << level
+        # The range on the next level (per row: zeros first, then ones, each stable).
+        lo = np.where(to_one, n_zeros[row] + lo - z_lo, z_lo)
+        hi = np.where(to_one, n_zeros[row] + hi - z_hi, z_hi)
+        del zero_wsum, z_lo, z_hi, zero_w, reach, to_one
+        if level:
+            # Where each entry goes: after the zeros before it in its row, or
+            # after all of its row's zeros and the ones before it.
+            before = zeros[:, :-1]
+            dest = np.where(is_zero, before, n_zeros[:, None] + np.arange(m) - before)
+            dest += np.arange(0, b * m, m)[:, None]
+            del zeros, before
+            v, s = _scatter(v, dest), _scatter(s, dest)
+            w = w if unit_weight else _scatter(w, dest)
+            del dest
+    return x, weight_below, wsum_below
 
-    def __init__(self, values, weight, wsum):
-        self.n_levels = max(1, int(values.max(initial=0)).bit_length())
-        self.unit_weight = bool(np.all(weight == 1.0))
-        self.zeros, self.zero_weight, self.zero_wsum, self.n_zeros = [], [], [], []
-        v, w, s = values, weight, wsum
-        for level in reversed(range(self.n_levels)):
-            is_zero = ((v >> level) & 1) == 0
-            self.zeros.append(_prefix(is_zero, np.intp))
-            self.zero_weight.append(None if self.unit_weight
-                                    else _prefix(np.where(is_zero, w, 0.0), np.float64))
-            self.zero_wsum.append(_prefix(np.where(is_zero, s, 0.0), np.float64))
-            self.n_zeros.append(int(self.zeros[-1][-1]))
-            # Stable partition by the bit: zeros first (the next level's sequence).
-            order = np.concatenate((np.flatnonzero(is_zero), np.flatnonzero(~is_zero)))
-            v, s = v[order], s[order]
-            w = w if self.unit_weight else w[order]
 
-    def lowest_reaching(self, lo, hi, target):
-        """Per range ``[lo, hi)``: the smallest value whose cumulative weight reaches ``target``.
+def _row_prefix(values, dtype, mask=None):
+    """Prefix sums along each row of ``values`` (where ``mask``), shape (b, m + 1), first column 0."""
+    out = np.zeros((values.shape[0], values.shape[1] + 1), dtype=dtype)
+    if mask is None:
+        out[:, 1:] = values
+    else:
+        np.multiply(values, mask, out=out[:, 1:])
+    np.cumsum(out[:, 1:], axis=1, out=out[:, 1:])
+    return out
 
-        Returns ``(x, weight_below, wsum_below)``: the value :math:`x` (the
-        smallest with :math:`W(\\text{values} \\le x) \\ge` ``target``), and
-        the weight and weighted sum of the range's values below :math:`x`.
-        """
-        x = np.zeros(lo.shape, dtype=np.intp)
-        weight_below = np.zeros(lo.shape)
-        wsum_below = np.zeros(lo.shape)
-        for k, level in enumerate(reversed(range(self.n_levels))):
-            zeros, zero_weight, zero_wsum = self.zeros[k], self.zero_weight[k], self.zero_wsum[k]
-            z_lo, z_hi = zeros[lo], zeros[hi]
-            # Weight of the range's values with bit 0 here (their count if unweighted).
-            zero_w = z_hi - z_lo if zero_weight is None else zero_weight[hi] - zero_weight[lo]
-            reach = weight_below + zero_w
-            to_one = reach < target
-            # Going to the one side: the zero side's values all lie below x.
-            weight_below = np.where(to_one, reach, weight_below)
-            wsum_below += (zero_wsum[hi] - zero_wsum[lo]) * to_one
-            x |= to_one.astype(np.intp) << level
-            lo = np.where(to_one, self.n_zeros[k] + lo - z_lo, z_lo)
-            hi = np.where(to_one, self.n_zeros[k] + hi - z_hi, z_hi)
-        return x, weight_below, wsum_below
+
+def _scatter(values, dest):
+    """The entries of ``values`` moved to the flat positions ``dest``."""
+    out = np.empty_like(values)
+    out.ravel()[dest.ravel()] = values.ravel()
+    return out
 
 
 def _prefix(values, dtype):
@@ -185,40 +220,58 @@ def segment_medians(y, weight, rank, starts):
     return np.vstack([W, median, D])
 
 
-def range_deviations(values, weight, y, lo, hi, base, w_by_rank, y_by_rank):
-    """Weight and sum of absolute deviations from the weighted median of ranges.
+class RangeDeviations:
+    """Weight and sum of absolute deviations from the weighted median of ranges of rows.
+
+    Built once per block of rows; each call answers a batch of ranges with one
+    descent of :func:`lowest_reaching` (so a caller bounds the working memory
+    by the batch size).  A range's sums start at its row's start: its result
+    does not depend on the other rows of the block.
 
     Parameters
     ----------
-    values : ndarray of shape (n,), int
-        Rank of each entry's target, distinct within every range.
-    weight, y : ndarray of shape (n,), float64
+    rank : ndarray of shape (b, m), int
+        Rank of each entry's target, distinct within every range asked for.
+    weight, y : ndarray of shape (b, m), float64
         Each entry's weight and target.
-    lo, hi : ndarray of shape (q,), int
-        The ranges ``[lo, hi)`` (non-empty).
-    base : ndarray of shape (q,), int
-        Where the ranks of range ``j`` start in ``w_by_rank`` and ``y_by_rank``:
-        the entry of rank ``x`` has weight ``w_by_rank[base[j] + x]`` and target
-        ``y_by_rank[base[j] + x]``.
     w_by_rank, y_by_rank : ndarray, float64
-        Weights and targets by rank (see ``base``).
-
-    Returns
-    -------
-    ndarray of shape (2, q)
-        Rows :math:`W` and :math:`D = \\sum_i w_i |y_i - m|`, :math:`m` the
-        weighted median (the deviation formula of the module docstring).
+        Weights and targets by rank: the entry of rank ``x`` in a range with
+        base ``c`` (see ``__call__``) has weight ``w_by_rank[c + x]`` and
+        target ``y_by_rank[c + x]``.
     """
-    wsum = weight * y
-    wavelet = WaveletMatrix(values, weight, wsum)
-    total_weight = _prefix(weight, np.float64)
-    total_wsum = _prefix(wsum, np.float64)
-    W = total_weight[hi] - total_weight[lo]
-    S = total_wsum[hi] - total_wsum[lo]
-    x, weight_below, wsum_below = wavelet.lowest_reaching(lo, hi, W / 2.0)
-    at = base + x
-    w_x, m = w_by_rank[at], y_by_rank[at]
-    W_le = weight_below + w_x                      # cumulative weight up to rank x
-    S_le = wsum_below + w_x * m
-    deviation = (S - 2.0 * S_le) + m * (2.0 * W_le - W)
-    return np.vstack([W, np.maximum(deviation, 0.0)])
+
+    def __init__(self, rank, weight, y, w_by_rank, y_by_rank):
+        self.rank = rank
+        self.unit_weight = bool(np.all(weight == 1.0))
+        self.wsum = weight * y
+        self.prefix_wsum = _row_prefix(self.wsum, np.float64).ravel()
+        self.y_by_rank = y_by_rank
+        # Unweighted: a weight is a count, W = hi - lo, and every w is 1.
+        self.weight = None if self.unit_weight else weight
+        self.prefix_weight = (None if self.unit_weight
+                              else _row_prefix(weight, np.float64).ravel())
+        self.w_by_rank = None if self.unit_weight else w_by_rank
+
+    def __call__(self, row, lo, hi, base):
+        """:math:`W` and :math:`D = \\sum_i w_i |y_i - m|` of each range (non-empty).
+
+        The ranges are positions ``lo`` to ``hi - 1`` of row ``row``; ``base``
+        locates each range's ranks in ``w_by_rank`` and ``y_by_rank`` (all of
+        shape (q,)).  :math:`m` is the weighted median (the deviation formula
+        of the module docstring).  Returns two arrays of shape (q,).
+        """
+        at_row = row * (self.rank.shape[1] + 1)
+        if self.unit_weight:
+            W = (hi - lo).astype(np.float64)
+        else:
+            W = self.prefix_weight[at_row + hi] - self.prefix_weight[at_row + lo]
+        S = self.prefix_wsum[at_row + hi] - self.prefix_wsum[at_row + lo]
+        x, weight_below, wsum_below = lowest_reaching(self.rank, self.weight, self.wsum,
+                                                      row, lo, hi, W / 2.0)
+        at = base + x
+        m = self.y_by_rank[at]
+        w_x = 1.0 if self.unit_weight else self.w_by_rank[at]
+        W_le = weight_below + w_x                      # cumulative weight up to rank x
+        S_le = wsum_below + w_x * m
+        deviation = (S - 2.0 * S_le) + m * (2.0 * W_le - W)
+        return W, np.maximum(deviation, 0.0)

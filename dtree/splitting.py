@@ -388,9 +388,13 @@ def _sweep_block(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok
 
     # Statistics of the left child at every cut (prefix sums, eq. "left =
     # prefix of the segment") and of the right child (total - left).
-    left, right, totals_b = _children(criterion, stats, totals, O, starts, sizes, cand)
+    if getattr(criterion, "additive", True):
+        left, right, totals_b = _children(criterion, stats, totals, O, starts, sizes, cand)
+        score = _score(criterion, left, right, cand, min_weight_leaf)
+    else:   # the absolute error: order statistics, no missing values (refused by fit)
+        score = criterion.children_score(stats, O, starts, sizes, cand, min_weight_leaf)
+        left = right = totals_b = None
     del O
-    score = _score(criterion, left, right, cand, min_weight_leaf)
     kinds = [score]
     if block_missing:
         # Samples left and right of the cut after position p.
@@ -450,12 +454,8 @@ def _children(criterion, stats, totals, O, starts, sizes, cand):
     totals of the swept statistics, of shape (n_swept, 1, n_segments).  An
     additive criterion sweeps the statistics it needs for its proxy
     (``criterion.n_swept``, default all): left = prefix sum of the segment,
-    right = total - left.  The absolute error is not additive and computes
-    its children from order statistics (``criterion.children_stats``).
+    right = total - left.
     """
-    if not getattr(criterion, "additive", True):
-        left, right = criterion.children_stats(stats, O, starts, sizes, cand)
-        return left, right, None
     n_swept = getattr(criterion, "n_swept", None) or stats.shape[0]
     left = _gather(stats, np.arange(n_swept), O, stacked=True)  # (s, b, m)
     # Segmented prefix sums: subtract the total of segment j - 1 at the first

@@ -220,3 +220,19 @@ def test_inputs_are_not_modified_and_random_splitter_works():
     t = tree.tree_
     for i in range(t.node_count):  # every node holds the median of its samples
         assert t.value[i, 0, 0] == pytest.approx(definition(y, w, at[:, i])[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("chunk", [(8, 2), (64, 6), (1 << 12, 64)])
+def test_scoring_in_chunks_grows_the_same_tree(weighted, chunk, monkeypatch):
+    """Cuts scored a few at a time (one wavelet descent per chunk) give the identical tree."""
+    from dtree.criteria import AbsoluteError
+
+    X, y, w = make_data(7, n=300)
+    w = w if weighted else None
+    whole = DecisionTreeRegressor(criterion="absolute_error").fit(X, y, sample_weight=w).tree_
+    monkeypatch.setattr(AbsoluteError, "block_cells", chunk[0])
+    monkeypatch.setattr(AbsoluteError, "QUERY_CHUNK", chunk[1])
+    chunked = DecisionTreeRegressor(criterion="absolute_error").fit(X, y, sample_weight=w).tree_
+    for name in ("children_left", "feature", "threshold", "value", "impurity"):
+        np.testing.assert_array_equal(getattr(chunked, name), getattr(whole, name))
