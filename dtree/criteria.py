@@ -190,7 +190,7 @@ class AbsoluteError:
     sums of absolute deviations, i.e. :math:`-W_L i(L) - W_R i(R)`.
 
     Medians are not sums, so this criterion is not additive: its per-sample
-    statistics are (w, y, rank of y) and a node's statistics (W, median, D)
+    statistics are (w, y) and a node's statistics (W, median, D)
     come from sorting for nodes (:func:`dtree.order_statistics.segment_medians`)
     and from a wavelet matrix for the children of every candidate split
     (:class:`dtree.order_statistics.RangeDeviations`).
@@ -204,9 +204,7 @@ class AbsoluteError:
 
     @staticmethod
     def sample_stats(y, weight, n_classes=None):
-        rank = np.empty(y.size)
-        rank[np.argsort(y, kind="stable")] = np.arange(y.size)
-        return np.vstack([weight, y, rank])
+        return np.vstack([weight, y])
 
     @staticmethod
     def weight(stats):
@@ -230,7 +228,7 @@ class AbsoluteError:
         """(W, median, D) of each segment ``samples[starts[j]:starts[j+1]]``, shape (3, n_segments)."""
         from dtree.order_statistics import segment_medians
 
-        return segment_medians(stats[1, samples], stats[0, samples], stats[2, samples], starts)
+        return segment_medians(stats[1, samples], stats[0, samples], starts)
 
     @staticmethod
     def children_score(stats, O, starts, sizes, cand, min_weight_leaf=0.0):
@@ -249,26 +247,35 @@ class AbsoluteError:
         b, m = O.shape
         # Every row holds the same samples per segment: rank their targets
         # within the segment once (fewer wavelet levels than global ranks).
-        by_y, local = segment_ranks(stats[2, O[0]], starts, sizes)
+        by_y, local = segment_ranks(stats[1, O[0]], starts, sizes)
         rank_of = np.empty(stats.shape[1], dtype=np.int32)
         rank_of[O[0]] = local
-        deviations = RangeDeviations(rank_of[O], stats[0, O], stats[1, O],
-                                     stats[0, O[0, by_y]], stats[1, O[0, by_y]])
+        unit = bool(np.all(stats[0, O[0]] == 1.0))        # no sample_weight: counts
+        deviations = RangeDeviations(rank_of[O], None if unit else stats[0, O], stats[1, O],
+                                     None if unit else stats[0, O[0, by_y]],
+                                     stats[1, O[0, by_y]])
         del rank_of, by_y, local
 
         score = np.full(b * m, -np.inf)
-        candidates = np.flatnonzero(cand)                 # flat positions in (b, m)
         # A block of at most block_cells cells is scored in one descent; one
         # feature's longer column in descents of QUERY_CHUNK ranges (2 per cut).
         step = b * m if b * m <= AbsoluteError.block_cells else AbsoluteError.QUERY_CHUNK // 2
-        for c in range(0, candidates.size, step):
-            idx = candidates[c:c + step]
-            row, p = np.divmod(idx, m)
-            seg = np.searchsorted(starts, p, side="right") - 1
-            start = starts[seg]
+        flat_cand = cand.ravel()
+        # A long column's ranges hold int32 positions (half the memory); a
+        # small block's hold intp (NumPy gathers faster with native indices).
+        long_column = b * m > AbsoluteError.block_cells and b * (m + 1) < 2**31
+        index = np.int32 if long_column else np.intp
+        starts_i, sizes_i = starts.astype(index), sizes.astype(index)
+        for lo in range(0, flat_cand.size, step):
+            idx = np.flatnonzero(flat_cand[lo:lo + step]) + lo    # flat positions in (b, m)
+            if not idx.size:
+                continue
+            row, p = np.divmod(idx.astype(index), index(m))
+            seg = np.searchsorted(starts_i, p, side="right") - 1
+            start = starts_i[seg]
             # Left child [start, p], right child (p, end) of the cut after p.
             W, D = deviations(np.tile(row, 2), np.concatenate([start, p + 1]),
-                              np.concatenate([p + 1, start + sizes[seg]]), np.tile(start, 2))
+                              np.concatenate([p + 1, start + sizes_i[seg]]), np.tile(start, 2))
             k = idx.size
             ok = (W[:k] >= min_weight_leaf) & (W[k:] >= min_weight_leaf)
             score[idx] = np.where(ok, -(D[:k] + D[k:]), -np.inf)

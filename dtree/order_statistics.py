@@ -78,16 +78,17 @@ def lowest_reaching(values, weight, wsum, row, lo, hi, target):
     """
     b, m = values.shape
     unit_weight = weight is None
-    x = np.zeros(lo.shape, dtype=np.intp)
+    x = np.zeros(lo.shape, dtype=lo.dtype)
     weight_below = np.zeros(lo.shape)
     wsum_below = np.zeros(lo.shape)
     at_row = row * (m + 1)                   # where the row's prefix tables start
+    index = np.int32 if b * (m + 1) < 2**31 else np.intp
     v, w, s = values, weight, wsum
     for level in reversed(range(max(1, int(values.max(initial=0)).bit_length()))):
         # This level, per row: how many entries of each prefix have bit `level`
         # 0, and their weight and weighted sum.
         is_zero = ((v >> level) & 1) == 0
-        zeros = _row_prefix(is_zero, np.int32 if v.size < 2**31 else np.intp)
+        zeros = _row_prefix(is_zero, index)
         n_zeros = zeros[:, -1]
         zero_wsum = _row_prefix(s, np.float64, is_zero).ravel()
         z_lo, z_hi = zeros.ravel()[at_row + lo], zeros.ravel()[at_row + hi]
@@ -102,7 +103,7 @@ def lowest_reaching(values, weight, wsum, row, lo, hi, target):
         # Going to the one side: the zero side's values all lie below x.
         weight_below = np.where(to_one, reach, weight_below)
         wsum_below += (zero_wsum[at_row + hi] - zero_wsum[at_row + lo]) * to_one
-        x |= to_one.astype(np.intp) << level
+        x |= to_one.astype(x.dtype) << level
         # The range on the next level (per row: zeros first, then ones, each stable).
         lo = np.where(to_one, n_zeros[row] + lo - z_lo, z_lo)
         hi = np.where(to_one, n_zeros[row] + hi - z_hi, z_hi)
@@ -111,8 +112,8 @@ def lowest_reaching(values, weight, wsum, row, lo, hi, target):
             # Where each entry goes: after the zeros before it in its row, or
             # after all of its row's zeros and the ones before it.
             before = zeros[:, :-1]
-            dest = np.where(is_zero, before, n_zeros[:, None] + np.arange(m) - before)
-            dest += np.arange(0, b * m, m)[:, None]
+            dest = np.where(is_zero, before, n_zeros[:, None] + np.arange(m, dtype=index) - before)
+            dest += np.arange(0, b * m, m, dtype=index)[:, None]
             del zeros, before
             v, s = _scatter(v, dest), _scatter(s, dest)
             w = w if unit_weight else _scatter(w, dest)
@@ -150,7 +151,7 @@ def segment_ranks(key, starts, sizes):
     Parameters
     ----------
     key : ndarray of shape (m,)
-        Distinct sort keys (the global ranks of the targets).
+        Sort keys (the targets); equal keys keep their order of position.
     starts, sizes : ndarray of shape (n_segments,), int
         Contiguous segments covering ``0 .. m - 1``.
 
@@ -169,15 +170,13 @@ def segment_ranks(key, starts, sizes):
     return by_key, rank
 
 
-def segment_medians(y, weight, rank, starts):
+def segment_medians(y, weight, starts):
     """Weight, weighted median and sum of absolute deviations of each segment.
 
     Parameters
     ----------
     y, weight : ndarray of shape (m,), float64
         Targets and weights of a sequence of segments.
-    rank : ndarray of shape (m,), int
-        Distinct ranks of the targets (ties in ``y`` broken by rank).
     starts : ndarray of shape (n_segments,), int
         Start of each segment (increasing, ``starts[0] == 0``).
 
@@ -193,13 +192,13 @@ def segment_medians(y, weight, rank, starts):
     Examples
     --------
     >>> y = np.array([3.0, 1.0, 2.0, 10.0, 4.0, 6.0])
-    >>> segment_medians(y, np.ones(6), np.argsort(np.argsort(y)), np.array([0, 3]))
+    >>> segment_medians(y, np.ones(6), np.array([0, 3]))
     array([[3., 3.],
            [2., 6.],
            [2., 6.]])
     """
     sizes = np.diff(np.append(starts, y.size))
-    by_y, _ = segment_ranks(rank, starts, sizes)
+    by_y, _ = segment_ranks(y, starts, sizes)
     ys, ws = y[by_y], weight[by_y]
     # Cumulative weight within each segment, from one running sum (exact for
     # whole-number weights); the segment's W is its last value.
@@ -232,25 +231,26 @@ class RangeDeviations:
     ----------
     rank : ndarray of shape (b, m), int
         Rank of each entry's target, distinct within every range asked for.
-    weight, y : ndarray of shape (b, m), float64
-        Each entry's weight and target.
+    weight : ndarray of shape (b, m), float64, or None
+        Each entry's weight; ``None``: all 1 (no weight tables are kept).
+    y : ndarray of shape (b, m), float64
+        Each entry's target.
     w_by_rank, y_by_rank : ndarray, float64
-        Weights and targets by rank: the entry of rank ``x`` in a range with
-        base ``c`` (see ``__call__``) has weight ``w_by_rank[c + x]`` and
-        target ``y_by_rank[c + x]``.
+        Weights (``None`` with ``weight``) and targets by rank: the entry of
+        rank ``x`` in a range with base ``c`` (see ``__call__``) has weight
+        ``w_by_rank[c + x]`` and target ``y_by_rank[c + x]``.
     """
 
     def __init__(self, rank, weight, y, w_by_rank, y_by_rank):
         self.rank = rank
-        self.unit_weight = bool(np.all(weight == 1.0))
-        self.wsum = weight * y
+        # Unweighted (weight None): a weight is a count, W = hi - lo, every w is 1.
+        self.unit_weight = weight is None
+        self.wsum = y if self.unit_weight else weight * y
         self.prefix_wsum = _row_prefix(self.wsum, np.float64).ravel()
         self.y_by_rank = y_by_rank
-        # Unweighted: a weight is a count, W = hi - lo, and every w is 1.
-        self.weight = None if self.unit_weight else weight
-        self.prefix_weight = (None if self.unit_weight
-                              else _row_prefix(weight, np.float64).ravel())
-        self.w_by_rank = None if self.unit_weight else w_by_rank
+        self.weight = weight
+        self.prefix_weight = None if self.unit_weight else _row_prefix(weight, np.float64).ravel()
+        self.w_by_rank = w_by_rank
 
     def __call__(self, row, lo, hi, base):
         """:math:`W` and :math:`D = \\sum_i w_i |y_i - m|` of each range (non-empty).

@@ -385,6 +385,8 @@ def _sweep_block(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok
         cand &= np.repeat(feature_mask[:, fb].T, sizes, axis=1)
     cut_ok = cand.copy() if block_missing else None   # before the children's sizes
     cand &= shape_ok
+    if not block_missing:
+        del values                  # only the splits of missing values read it again
 
     # Statistics of the left child at every cut (prefix sums, eq. "left =
     # prefix of the segment") and of the right child (total - left).
