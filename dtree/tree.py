@@ -97,6 +97,14 @@ _APPLY_CHUNK = 1 << 13
 _APPLY_CHECK = 4
 
 
+def _float32_at_most(threshold):
+    """The largest float32 that is <= each float64 ``threshold`` (inf and NaN kept)."""
+    t32 = threshold.astype(np.float32)
+    above = t32.astype(np.float64) > threshold        # rounded up: step one float32 down
+    t32[above] = np.nextafter(t32[above], np.float32(-np.inf))
+    return t32
+
+
 class TreeArrays:
     """Read-only arrays of a fitted binary tree, named as in scikit-learn's ``Tree``.
 
@@ -160,6 +168,21 @@ class TreeArrays:
         object.__setattr__(self, "n_classes", np.array([n_classes], dtype=np.intp))
         object.__setattr__(self, "n_leaves", int(np.sum(self.children_left == -1)))
         object.__setattr__(self, "max_depth", int(self._depths().max()))
+        # apply's tables, indexed by 2 t (node t): child2[2 t + go_left] is
+        # twice the child that a row at t goes to (t itself at a leaf).
+        is_leaf = self.children_left < 0
+        itself = np.arange(self.node_count)
+        routing = dict(
+            child2=2 * np.column_stack([np.where(is_leaf, itself, self.children_right),
+                                        np.where(is_leaf, itself, self.children_left)]).ravel(),
+            feature2=np.repeat(np.where(is_leaf, 0, self.feature), 2),  # any column at a leaf
+            threshold2=np.repeat(self.threshold, 2),
+            # For float32 rows: the largest float32 <= each threshold, so that
+            # x <= t32 exactly when x <= t for every float32 x (no cast per step).
+            threshold2_32=np.repeat(_float32_at_most(self.threshold), 2),
+            is_leaf2=np.repeat(is_leaf, 2),
+            missing_go_to_left2=np.repeat(self.missing_go_to_left, 2))
+        object.__setattr__(self, "_routing", routing)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"TreeArrays is read-only: cannot set {name!r}")
@@ -212,6 +235,32 @@ class TreeArrays:
         leaf = np.zeros(n, dtype=np.intp)
         if self.children_left[0] < 0:
             return leaf
+        any_missing = bool(np.isnan(X).any())
+        r = self._routing
+        child2, feature2, is_leaf2 = r["child2"], r["feature2"], r["is_leaf2"]
+        threshold2 = r["threshold2_32"] if X.dtype == np.float32 else r["threshold2"]
+        for lo in range(0, n, _APPLY_CHUNK):
+            rows = np.arange(lo, min(lo + _APPLY_CHUNK, n))
+            offset = rows * d                        # where each row starts in flat
+            node2 = np.zeros(rows.size, dtype=np.intp)   # twice the node of each row
+            for step in range(1, self.max_depth + 1):
+                # x[feature[t]] <= threshold[t]
+                values = flat[offset + feature2[node2]]
+                go_left = values <= threshold2[node2]
+                if any_missing:
+                    missing = np.isnan(values)
+                    go_left[missing] = r["missing_go_to_left2"][node2[missing]]
+                node2 = child2[node2 + go_left]
+                if step % _APPLY_CHECK == 0:
+                    done = is_leaf2[node2]
+                    if done.any():
+                        leaf[rows[done]] = node2[done] >> 1
+                        keep = ~done
+                        rows, offset, node2 = rows[keep], offset[keep], node2[keep]
+                        if not rows.size:
+                            break
+            leaf[rows] = node2 >> 1      # after max_depth steps every row is at a leaf
+        return leaf
         any_missing = bool(np.isnan(X).any())
         is_leaf = self.children_left < 0
         itself = np.arange(self.node_count)

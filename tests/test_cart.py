@@ -300,3 +300,29 @@ def test_values_beyond_float32_and_nan_are_refused_with_a_clear_error():
     with pytest.raises(ValueError, match=r"X contains NaN; criterion='absolute_error'"):
         DecisionTreeRegressor(criterion="absolute_error").fit(missing, y.astype(float))
     DecisionTreeRegressor().fit(missing, y.astype(float))   # NaN is a missing value here
+
+
+@settings(max_examples=200, deadline=None)
+@given(t=st.floats(allow_nan=False, min_value=-3e38, max_value=3e38) | st.just(np.inf),
+       x=st.floats(width=32, allow_nan=False))
+def test_float32_thresholds_compare_exactly_like_the_float64_ones(t, x):
+    """apply compares float32 rows with the largest float32 <= t: the same answer as x <= t."""
+    from dtree.tree import _float32_at_most
+
+    t32 = _float32_at_most(np.array([t]))[0]
+    assert t32.dtype == np.float32 and float(t32) <= t
+    x32 = np.float32(x)
+    assert (x32 <= t32) == (float(x32) <= t)
+    # ... and at the float32 neighbours of t, where rounding would go wrong.
+    for near in (np.float32(t), np.nextafter(np.float32(t), np.float32(np.inf)),
+                 np.nextafter(np.float32(t), np.float32(-np.inf))):
+        assert (near <= t32) == (float(near) <= t)
+
+
+def test_apply_gives_the_same_leaves_for_float32_and_float64_rows():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 5)) * 10.0 ** rng.integers(-3, 4, size=5)
+    y = X @ rng.normal(size=5) + rng.normal(size=400)
+    tree = DecisionTreeRegressor(random_state=0).fit(X, y).tree_
+    X32 = X.astype(np.float32)
+    np.testing.assert_array_equal(tree.apply(X32), tree.apply(X32.astype(np.float64)))
