@@ -182,6 +182,8 @@ class TreeArrays:
             threshold2_32=np.repeat(_float32_at_most(self.threshold), 2),
             is_leaf2=np.repeat(is_leaf, 2),
             missing_go_to_left2=np.repeat(self.missing_go_to_left, 2))
+        for array in routing.values():
+            array.flags.writeable = False
         object.__setattr__(self, "_routing", routing)
 
     def __setattr__(self, name, value):
