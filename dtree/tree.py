@@ -194,12 +194,14 @@ class TreeArrays:
                 f"max_depth={self.max_depth})")
 
     def _depths(self) -> np.ndarray:
-        """Depth of every node (parents always precede children in both numberings)."""
+        """Depth of every node (the root has depth 0)."""
         depth = np.zeros(self.children_left.size, dtype=np.intp)
-        inner = np.flatnonzero(self.children_left >= 0)
-        for node in inner:  # ids increase from parent to child
-            depth[self.children_left[node]] = depth[node] + 1
-            depth[self.children_right[node]] = depth[node] + 1
+        level, d = np.array([0]), 0
+        while level.size:  # one NumPy step per depth: the children of this level's nodes
+            inner = level[self.children_left[level] >= 0]
+            level = np.concatenate([self.children_left[inner], self.children_right[inner]])
+            d += 1
+            depth[level] = d
         return depth
 
     def _walk(self, X):
