@@ -31,7 +31,8 @@ poisson         :math:`(w, wy, w\,y\ln y)`       :math:`\frac{1}{W}\sum w\, y \l
 (:math:`e_y` is the one-hot vector of the class, :math:`c_k` the weighted
 count of class :math:`k` and :math:`W` the total weight.)  The absolute error
 is not additive: :class:`AbsoluteError` computes the weighted medians and
-absolute deviations of nodes and children with :mod:`dtree.order_statistics`.
+absolute deviations of nodes and children with :mod:`dtree.order_statistics`,
+and scores the cuts of a block itself (``children_score``, ``node_stats``).
 The formulas are those of scikit-learn's ``_criterion.pyx``, so that the two
 libraries rank candidate splits identically.
 """
@@ -201,6 +202,7 @@ class AbsoluteError:
     additive = False
     block_cells = 1 << 12    # cells of a block of features, scored in one wavelet descent
     QUERY_CHUNK = 1 << 12    # ranges per descent in a longer column: ~150 bytes of memory each
+    MAX_DESCENTS = 5         # ... unless that takes more descents (each rebuilds the levels)
 
     @staticmethod
     def sample_stats(y, weight, n_classes=None):
@@ -237,10 +239,15 @@ class AbsoluteError:
         Row ``i`` of ``O`` holds the segments in the order of one feature; the
         cut after position ``p`` of a segment makes ``[start, p]`` the left and
         ``(p, end)`` the right child.  A cut leaving a child lighter than
-        ``min_weight_leaf`` is no candidate.  A block of features longer than
-        ``block_cells`` (one feature's column of a large level) is scored
-        ``QUERY_CHUNK // 2`` cuts at a time, one wavelet descent each, so that
-        the working memory stays bounded however large a node is.
+        ``min_weight_leaf`` is no candidate.
+
+        A block of at most ``block_cells`` cells is scored in one wavelet
+        descent.  A longer block (one feature's column of a large level) is
+        scored in descents over ``QUERY_CHUNK // 2`` positions at a time (two
+        ranges per cut), or over a fifth of it (``MAX_DESCENTS``) if that is
+        more: each descent rebuilds the column's wavelet levels, O(m log m), so
+        their number stays bounded, while the ranges' working memory stays a
+        fraction of the O(m) tables the column needs anyway.
         """
         from dtree.order_statistics import RangeDeviations, segment_ranks
 
@@ -257,9 +264,11 @@ class AbsoluteError:
         del rank_of, by_y, local
 
         score = np.full(b * m, -np.inf)
-        # A block of at most block_cells cells is scored in one descent; one
-        # feature's longer column in descents of QUERY_CHUNK ranges (2 per cut).
-        step = b * m if b * m <= AbsoluteError.block_cells else AbsoluteError.QUERY_CHUNK // 2
+        # Positions per descent (see the docstring).
+        if b * m <= AbsoluteError.block_cells:
+            step = b * m
+        else:
+            step = max(AbsoluteError.QUERY_CHUNK // 2, -(-b * m // AbsoluteError.MAX_DESCENTS))
         flat_cand = cand.ravel()
         # A long column's ranges hold int32 positions (half the memory); a
         # small block's hold intp (NumPy gathers faster with native indices).

@@ -124,11 +124,9 @@ def lowest_reaching(values, weight, wsum, row, lo, hi, target):
 def _row_prefix(values, dtype, mask=None):
     """Prefix sums along each row of ``values`` (where ``mask``), shape (b, m + 1), first column 0."""
     out = np.zeros((values.shape[0], values.shape[1] + 1), dtype=dtype)
-    if mask is None:
-        out[:, 1:] = values
-    else:
-        np.multiply(values, mask, out=out[:, 1:])
-    np.cumsum(out[:, 1:], axis=1, out=out[:, 1:])
+    if mask is not None:
+        values = np.multiply(values, mask, out=out[:, 1:])   # in place: no temporary
+    np.cumsum(values, axis=1, dtype=dtype, out=out[:, 1:])
     return out
 
 
@@ -136,12 +134,6 @@ def _scatter(values, dest):
     """The entries of ``values`` moved to the flat positions ``dest``."""
     out = np.empty_like(values)
     out.ravel()[dest.ravel()] = values.ravel()
-    return out
-
-
-def _prefix(values, dtype):
-    out = np.zeros(values.size + 1, dtype=dtype)
-    np.cumsum(values, out=out[1:])
     return out
 
 
@@ -235,10 +227,11 @@ class RangeDeviations:
         Each entry's weight; ``None``: all 1 (no weight tables are kept).
     y : ndarray of shape (b, m), float64
         Each entry's target.
-    w_by_rank, y_by_rank : ndarray, float64
+    w_by_rank, y_by_rank : ndarray of shape (m,), float64
         Weights (``None`` with ``weight``) and targets by rank: the entry of
         rank ``x`` in a range with base ``c`` (see ``__call__``) has weight
-        ``w_by_rank[c + x]`` and target ``y_by_rank[c + x]``.
+        ``w_by_rank[c + x]`` and target ``y_by_rank[c + x]`` (for a level: each
+        segment's samples sorted by target, at the segment's positions).
     """
 
     def __init__(self, rank, weight, y, w_by_rank, y_by_rank):

@@ -169,7 +169,9 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
     totals : ndarray of shape (n_stats, n_segments)
         Statistics of each segment (as :func:`dtree.growth.node_totals` gives).
     criterion : class from :mod:`dtree.criteria`
-        Supplies ``proxy(left, right)`` and ``weight(stats)``.
+        Supplies ``proxy(left, right)`` and ``weight(stats)``; a criterion that
+        is not ``additive`` (the absolute error) scores a block's cuts itself
+        with ``children_score``.
     min_samples_leaf : int, default=1
         Splits leaving fewer samples in a child are not candidates.
     min_weight_leaf : float, default=0.0

@@ -99,7 +99,8 @@ _APPLY_CHECK = 4
 
 def _float32_at_most(threshold):
     """The largest float32 that is <= each float64 ``threshold`` (inf and NaN kept)."""
-    t32 = threshold.astype(np.float32)
+    with np.errstate(over="ignore"):        # beyond float32's range: +-inf, stepped below
+        t32 = threshold.astype(np.float32)
     above = t32.astype(np.float64) > threshold        # rounded up: step one float32 down
     t32[above] = np.nextafter(t32[above], np.float32(-np.inf))
     return t32
@@ -264,35 +265,6 @@ class TreeArrays:
                         if not rows.size:
                             break
             leaf[rows] = node2 >> 1      # after max_depth steps every row is at a leaf
-        return leaf
-        any_missing = bool(np.isnan(X).any())
-        is_leaf = self.children_left < 0
-        itself = np.arange(self.node_count)
-        # child[2 t + 1] is t's left child, child[2 t] its right (t itself at a leaf).
-        child = np.column_stack([np.where(is_leaf, itself, self.children_right),
-                                 np.where(is_leaf, itself, self.children_left)]).ravel()
-        feature = np.where(is_leaf, 0, self.feature)     # any valid column at a leaf
-        for lo in range(0, n, _APPLY_CHUNK):
-            rows = np.arange(lo, min(lo + _APPLY_CHUNK, n))
-            offset = rows * d                        # where each row starts in flat
-            node = np.zeros(rows.size, dtype=np.intp)
-            for step in range(1, self.max_depth + 1):
-                # x[feature[t]] <= threshold[t], compared in float64
-                values = flat[offset + feature[node]]
-                go_left = values <= self.threshold[node]
-                if any_missing:
-                    missing = np.isnan(values)
-                    go_left[missing] = self.missing_go_to_left[node[missing]]
-                node = child[2 * node + go_left]
-                if step % _APPLY_CHECK == 0:
-                    done = is_leaf[node]
-                    if done.any():
-                        leaf[rows[done]] = node[done]
-                        keep = ~done
-                        rows, offset, node = rows[keep], offset[keep], node[keep]
-                        if not rows.size:
-                            break
-            leaf[rows] = node            # after max_depth steps every row is at a leaf
         return leaf
 
     def decision_path(self, X):
