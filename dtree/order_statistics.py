@@ -192,11 +192,9 @@ def segment_medians(y, weight, starts):
     sizes = np.diff(np.append(starts, y.size))
     by_y, _ = segment_ranks(y, starts, sizes)
     ys, ws = y[by_y], weight[by_y]
-    # Cumulative weight within each segment, from one running sum (exact for
-    # whole-number weights); the segment's W is its last value.
-    cum = np.cumsum(ws)
-    before = np.concatenate(([0.0], cum))[starts].repeat(sizes)
-    cum_in = cum - before
+    # Cumulative weight within each segment, summed from its own start (so a
+    # node's median does not depend on the other nodes); W is its last value.
+    cum_in = _segmented_cumsum(ws, starts, sizes)
     W = cum_in[starts + sizes - 1]
     half = (W / 2.0).repeat(sizes)
     position = np.arange(y.size)
@@ -209,6 +207,28 @@ def segment_medians(y, weight, starts):
     median[exact] = (ys[first[exact]] + ys[after[exact]]) / 2.0
     D = np.add.reduceat(ws * np.abs(ys - median.repeat(sizes)), starts)
     return np.vstack([W, median, D])
+
+
+def _segmented_cumsum(values, starts, sizes):
+    """Cumulative sums of ``values`` restarting at every segment, shape (m,).
+
+    The same floats as ``np.cumsum`` of each segment alone: segments whose
+    sizes lie within a factor of 2 are stacked into one 2-D array, padded with
+    zeros after their ends, and summed along its rows (at most twice the
+    entries, one NumPy step per size class).
+    """
+    out = np.empty_like(values)
+    size_class = np.frexp(sizes.astype(np.float64))[1]        # bit length of each size
+    for c in np.unique(size_class):
+        segs = np.flatnonzero(size_class == c)
+        offset = np.arange(int(sizes[segs].max()))
+        inside = offset < sizes[segs, None]
+        at = (starts[segs, None] + offset)[inside]
+        block = np.zeros(inside.shape)
+        block[inside] = values[at]
+        np.cumsum(block, axis=1, out=block)
+        out[at] = block[inside]
+    return out
 
 
 class RangeDeviations:

@@ -134,3 +134,29 @@ def test_a_rows_results_do_not_depend_on_the_other_rows():
     base = np.zeros(lo.size, dtype=np.intp)
     for a, b in zip(both(row, lo, hi, base), alone(row - 1, lo, hi, base)):
         np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_a_nodes_median_does_not_depend_on_the_other_nodes(data):
+    """Fractional weights: each segment's (W, median, D) bitwise as if it were alone."""
+    sizes = data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=5))
+    m = sum(sizes)
+    y = np.array(data.draw(st.lists(st.integers(0, 9), min_size=m, max_size=m)), dtype=float)
+    w = np.array(data.draw(st.lists(st.sampled_from([0.1, 0.2, 0.3, 0.7]), min_size=m,
+                                    max_size=m)))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
+    level = segment_medians(y, w, starts)
+    for j, (a, n) in enumerate(zip(starts, sizes)):
+        alone = segment_medians(y[a:a + n], w[a:a + n], np.array([0]))
+        np.testing.assert_array_equal(level[:, j], alone[:, 0])
+
+
+def test_the_reviewers_example_median():
+    # y 0, 8, 9, 9 (sorted) with weights .1, .2, .1, .2: W/2 = 0.3 is reached
+    # exactly at 8 when summed within the node, so the median is (8 + 9) / 2.
+    y, w = np.array([0.0, 9.0, 8.0, 9.0]), np.array([0.1, 0.2, 0.2, 0.1])
+    other = np.array([5.0, 1.0, 2.0]), np.array([0.7, 0.3, 0.1])
+    level = segment_medians(np.concatenate([other[0], y]), np.concatenate([other[1], w]),
+                            np.array([0, 3]))
+    assert level[1, 1] == segment_medians(y, w, np.array([0]))[1, 0]
