@@ -188,7 +188,9 @@ class AbsoluteError:
     weight reaches :math:`W/2`, or the midpoint of it and the next value if
     the cumulative weight is exactly :math:`W/2`; Breiman et al. 1984, section
     8.11).  The proxy of a split is :math:`-(D_L + D_R)`, minus the children's
-    sums of absolute deviations, i.e. :math:`-W_L i(L) - W_R i(R)`.
+    sums of absolute deviations, i.e. :math:`-W_L i(L) - W_R i(R)`; it is
+    computed by :meth:`children_score` (there is no ``proxy(left, right)``:
+    the children's statistics are never materialised).
 
     Medians are not sums, so this criterion is not additive: its per-sample
     statistics are (w, y) and a node's statistics (W, median, D)
@@ -216,10 +218,6 @@ class AbsoluteError:
     def impurity(stats):
         with np.errstate(divide="ignore", invalid="ignore"):
             return stats[2] / stats[0]
-
-    @staticmethod
-    def proxy(left, right):
-        return -(left[2] + right[2])
 
     @staticmethod
     def value(stats):

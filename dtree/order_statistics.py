@@ -179,7 +179,13 @@ def segment_medians(y, weight, starts):
         first value in increasing order whose cumulative weight reaches
         :math:`W/2`, or the midpoint of it and the next value of larger
         cumulative weight if it is exactly :math:`W/2`) and
-        :math:`D = \\sum_i w_i |y_i - m|`.
+        :math:`D = \\sum_i w_i |y_i - m|`, in the units of ``y``.
+
+    References
+    ----------
+    Breiman, Friedman, Olshen and Stone, *Classification and Regression
+    Trees* (1984), section 8.11 (least absolute deviation regression);
+    scikit-learn's ``WeightedMedianCalculator`` for the midpoint rule.
 
     Examples
     --------
