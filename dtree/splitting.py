@@ -89,10 +89,13 @@ def presort(X) -> np.ndarray:
 
     ``X`` of shape (n_samples, n_features) is compared as float32 (values that
     round to one float32 are tied, and keep the order of the samples).
-    Returns an int32 array of shape (n_features, n_samples) (int64 beyond 2**31 samples).
+    Returns an array of shape (n_features, n_samples) of the smallest unsigned
+    integer type that holds every sample index (``numpy.min_scalar_type``:
+    uint16 up to 65,536 samples, a quarter of an int64 index), because it is
+    the largest array of the fit.  Readers convert it before any arithmetic.
     """
     n_samples, n_features = X.shape
-    dtype = np.int32 if n_samples < 2**31 else np.intp
+    dtype = np.min_scalar_type(max(n_samples - 1, 0))
     order = np.empty((n_features, n_samples), dtype=dtype)
     for f in range(n_features):  # one feature at a time: no int64 (d, n) temporary
         order[f] = np.argsort(X[:, f].astype(np.float32), kind="stable")

@@ -183,3 +183,15 @@ def test_cost_complexity_pruning_path_matches(estimator, weighted):
         assert_same_tree_up_to_ties(ours.set_params(ccp_alpha=alpha).fit(X, y, sample_weight=w),
                                     theirs.set_params(ccp_alpha=alpha).fit(X, y, sample_weight=w),
                                     X, y, w, criterion)
+
+
+@pytest.mark.parametrize("n", [256, 257, 65_536, 65_537])
+def test_every_presort_index_type_grows_the_same_tree(n):
+    """The presorted index is uint8, uint16 or uint32 by n (``presort``): at the
+    boundaries between them (n = 256 and 65,536 samples: indices up to 255 and
+    65,535) the tree is still scikit-learn's."""
+    X, y_class, y_reg, weight = make_data(5, n=n, d=3)
+    params = {"max_depth": 4, "min_samples_leaf": max(20, n // 100)}
+    ours = DecisionTreeRegressor(**params).fit(X, y_reg, sample_weight=weight)
+    theirs = sk.DecisionTreeRegressor(random_state=0, **params).fit(X, y_reg, sample_weight=weight)
+    assert_same_tree(ours, theirs)

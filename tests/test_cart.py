@@ -329,3 +329,21 @@ def test_apply_gives_the_same_leaves_for_float32_and_float64_rows():
     tree = DecisionTreeRegressor(random_state=0).fit(X, y).tree_
     X32 = X.astype(np.float32)
     np.testing.assert_array_equal(tree.apply(X32), tree.apply(X32.astype(np.float64)))
+
+
+@pytest.mark.parametrize("n, dtype", [(1, np.uint8), (256, np.uint8), (257, np.uint16),
+                                      (65_536, np.uint16), (65_537, np.uint32)])
+def test_presort_is_a_stable_argsort_in_the_smallest_index_type(n, dtype):
+    from dtree.splitting import presort
+
+    rng = np.random.default_rng(n)
+    X = rng.integers(0, 7, size=(n, 2)).astype(np.float64)   # many ties
+    X[rng.random(n) < 0.1, 1] = np.nan                         # NaN sorts last
+    X[:, 0] += 1e-9                    # rounds away in float32: ties there too
+    before = X.copy()
+    order = presort(X)
+    assert order.dtype == dtype and order.shape == (2, n)
+    for f in range(2):
+        np.testing.assert_array_equal(order[f],
+                                      np.argsort(X[:, f].astype(np.float32), kind="stable"))
+    np.testing.assert_array_equal(X, before)
