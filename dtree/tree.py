@@ -92,9 +92,12 @@ def iter_nodes(root: Node) -> Iterator[Node]:
         stack.extend(reversed(node.children))
 
 
-# TreeArrays.apply: rows per chunk, and steps between removals of finished rows.
+# TreeArrays.apply: rows per chunk, and steps between removals of finished rows
+# (a removal costs about as many array operations as a step and is rarer the
+# deeper the tree: every 8 steps was 5-20% faster than every 4 on the benchmark
+# trees, from depth 10 to 33).
 _APPLY_CHUNK = 1 << 13
-_APPLY_CHECK = 4
+_APPLY_CHECK = 8
 
 
 def _float32_at_most(threshold):
@@ -240,7 +243,7 @@ class TreeArrays:
         leaf = np.zeros(n, dtype=np.intp)
         if self.children_left[0] < 0:
             return leaf
-        any_missing = bool(np.isnan(X).any())
+        any_missing = bool(np.isnan(X.min()))   # min is NaN if any entry is (no (n, d) mask)
         r = self._routing
         child2, feature2, is_leaf2 = r["child2"], r["feature2"], r["is_leaf2"]
         threshold2 = r["threshold2_32"] if X.dtype == np.float32 else r["threshold2"]

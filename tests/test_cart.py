@@ -347,3 +347,27 @@ def test_presort_is_a_stable_argsort_in_the_smallest_index_type(n, dtype):
         np.testing.assert_array_equal(order[f],
                                       np.argsort(X[:, f].astype(np.float32), kind="stable"))
     np.testing.assert_array_equal(X, before)
+
+
+@pytest.mark.parametrize("chunk, check", [(1 << 13, 8), (7, 1), (64, 3), (1, 100)])
+@pytest.mark.parametrize("missing", [False, True], ids=["complete", "with NaN"])
+def test_apply_in_any_chunking_reaches_the_leaf_of_the_plain_walk(monkeypatch, chunk, check,
+                                                                  missing):
+    """apply's chunks and its removals of finished rows change no leaf: every row
+    ends where the one-level-at-a-time walk (``_walk``, behind decision_path) ends."""
+    import dtree.tree as tree_module
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(500, 4))
+    y = (X[:, 0] + np.sin(3 * X[:, 1]) > 0.3).astype(int)
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_   # leaves at many depths
+    assert len(np.unique(tree._depths()[tree.children_left < 0])) > 4
+    monkeypatch.setattr(tree_module, "_APPLY_CHUNK", chunk)
+    monkeypatch.setattr(tree_module, "_APPLY_CHECK", check)
+    walked = np.zeros(X.shape[0], dtype=np.intp)
+    for rows, nodes in tree._walk(X):
+        walked[rows] = nodes
+    np.testing.assert_array_equal(tree.apply(X), walked)
+    np.testing.assert_array_equal(tree.apply(X.astype(np.float32)), walked)
