@@ -161,7 +161,8 @@ def main():
     parser.add_argument("--criteria", nargs="+", default=["gini", "entropy", "squared_error",
                                                           "poisson"], choices=list(CRITERIA))
     parser.add_argument("--depths", nargs="+", default=["None", "10"])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help=f"best of this many fits (predict: at least {PREDICT_REPEAT})")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory column")
     parser.add_argument("--csv", metavar="PATH", help="also write the rows to this CSV file")
     parser.add_argument("--append", action="store_true",

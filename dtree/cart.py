@@ -13,8 +13,8 @@ are compared in float64.  Unlike scikit-learn, ``fit`` makes no float32 copy of
 a float32 or float64 array: it reads ``float32(X[i, f])`` from the caller's
 array (never writing to it), so that the presorted index of
 :mod:`dtree.splitting` (of the smallest unsigned integer type that holds the
-sample indices: half the size of a float32 copy of X up to 65,536 samples, the
-same size beyond) is the only array of shape (n_features, n_samples) that
+sample indices: at most half the size of a float32 copy of X up to 65,536
+samples, the same size beyond) is the only array of shape (n_features, n_samples) that
 ``fit`` allocates.
 
 Missing values (NaN in ``X``) are handled as in scikit-learn >= 1.3 (except

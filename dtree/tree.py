@@ -238,12 +238,14 @@ class TreeArrays:
         at node ``t`` reads ``X.flat[i * d + feature[t]]``.
         """
         X = np.ascontiguousarray(X)
+        if X.dtype.kind != "f":     # integers, objects: compared as float64 (and NaN found)
+            X = X.astype(np.float64)
         n, d = X.shape
         flat = X.ravel()
         leaf = np.zeros(n, dtype=np.intp)
-        if self.children_left[0] < 0:
+        if self.children_left[0] < 0 or n == 0:
             return leaf
-        any_missing = bool(np.isnan(X.min()))   # min is NaN if any entry is (no (n, d) mask)
+        any_missing = bool(np.isnan(X.min()))   # a float min is NaN if any entry is (no (n, d) mask)
         r = self._routing
         child2, feature2, is_leaf2 = r["child2"], r["feature2"], r["is_leaf2"]
         threshold2 = r["threshold2_32"] if X.dtype == np.float32 else r["threshold2"]

@@ -195,3 +195,37 @@ def test_every_presort_index_type_grows_the_same_tree(n):
     ours = DecisionTreeRegressor(**params).fit(X, y_reg, sample_weight=weight)
     theirs = sk.DecisionTreeRegressor(random_state=0, **params).fit(X, y_reg, sample_weight=weight)
     assert_same_tree(ours, theirs)
+
+
+PRESORT_PATHS = [
+    ("classifier", {"max_leaf_nodes": 12}, False),                     # best-first growth
+    ("classifier", {"splitter": "random", "random_state": 0}, False),  # random thresholds
+    ("classifier", {"max_features": 2, "random_state": 0}, False),     # drawn features
+    ("classifier", {"criterion": "entropy"}, True),                    # missing values
+    ("regressor", {"criterion": "absolute_error", "max_depth": 6}, False),   # node_stats
+    ("regressor", {"criterion": "poisson", "min_samples_leaf": 5}, True),
+]
+
+
+@pytest.mark.parametrize("n", [256, 257])
+@pytest.mark.parametrize("estimator, params, missing", PRESORT_PATHS,
+                         ids=lambda v: ",".join(map(str, v)) if isinstance(v, dict) else str(v))
+def test_the_presort_index_type_changes_no_tree(monkeypatch, n, estimator, params, missing):
+    """Every path that reads the presorted index (uint8 at n = 256, uint16 at 257)
+    grows the tree it grows from an int64 index."""
+    import dtree.growth
+    from dtree.splitting import presort
+
+    X, y_class, y_reg, weight = make_data(6, n=n, d=3)
+    if missing:
+        X[np.random.default_rng(7).random(X.shape) < 0.1] = np.nan
+    make = DecisionTreeClassifier if estimator == "classifier" else DecisionTreeRegressor
+    y = y_class if estimator == "classifier" else y_reg
+    ours = make(**params).fit(X, y, sample_weight=weight)
+    assert presort(X).dtype == (np.uint8 if n == 256 else np.uint16)
+    monkeypatch.setattr(dtree.growth, "presort", lambda X: presort(X).astype(np.int64))
+    wide = make(**params).fit(X, y, sample_weight=weight)
+    for name in ("children_left", "feature", "threshold", "n_node_samples", "value",
+                 "missing_go_to_left"):
+        np.testing.assert_array_equal(getattr(ours.tree_, name), getattr(wide.tree_, name),
+                                      err_msg=name)
