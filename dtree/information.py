@@ -1048,7 +1048,9 @@ def weighted_median(y, *, sample_weight=None):
     :math:`y_{(j)}` and :math:`y_{(j+1)}`.  Unweighted, this is the usual
     median (``numpy.median``).  Every point between those two values
     minimises :math:`\sum_i w_i |y_i - m|`; the midpoint is scikit-learn's
-    choice.
+    choice.  Samples of zero weight carry no mass and are left out first (so
+    :math:`y_{(j+1)}` is the next value of positive weight), as the tree's
+    ``fit`` leaves them out.
 
     Parameters
     ----------
@@ -1074,8 +1076,11 @@ def weighted_median(y, *, sample_weight=None):
     2.5
     >>> weighted_median([1, 2, 3, 10], sample_weight=[1, 1, 2, 0.5])
     3.0
+    >>> weighted_median([1, 2, 3], sample_weight=[1, 0, 1])   # midpoint of 1 and 3
+    2.0
     """
     y, weight = _check_targets(y, sample_weight)
+    y, weight = y[weight > 0], weight[weight > 0]
     order = np.argsort(y, kind="stable")
     y, weight = y[order], weight[order]
     cumulative = np.cumsum(weight)

@@ -340,6 +340,23 @@ def test_regression_impurities_match_scikit_learn_root(y, data):
             assert centre(y, sample_weight=weight) == pytest.approx(tree.tree_.value[0, 0, 0])
 
 
+@settings(max_examples=100, deadline=None)
+@given(targets, st.data())
+def test_samples_of_zero_weight_change_no_median(y, data):
+    """A zero-weight sample carries no mass: adding some, anywhere and of any
+    value, changes neither the weighted median nor the absolute error."""
+    n = y.size
+    weight = np.array(data.draw(st.lists(st.integers(1, 5), min_size=n, max_size=n)), dtype=float)
+    extra = np.array(data.draw(st.lists(st.integers(-100, 100), min_size=1, max_size=5)),
+                     dtype=float)
+    where = data.draw(st.permutations(range(n + extra.size)))
+    y_all = np.concatenate([y, extra])[list(where)]
+    w_all = np.concatenate([weight, np.zeros(extra.size)])[list(where)]
+    assert weighted_median(y_all, sample_weight=w_all) == weighted_median(y, sample_weight=weight)
+    assert absolute_error(y_all, sample_weight=w_all) == pytest.approx(
+        absolute_error(y, sample_weight=weight), rel=1e-12, abs=1e-12)
+
+
 def test_regression_impurity_values():
     assert squared_error([1, 2, 3, 10]) == pytest.approx(np.var([1, 2, 3, 10]))
     assert weighted_median([3, 1, 2]) == 2.0

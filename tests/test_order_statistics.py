@@ -22,16 +22,20 @@ from dtree.order_statistics import (
 
 
 @st.composite
-def segmented(draw, unit_weight):
-    """Targets (with ties), weights and segments of a sequence of 1 to 40 entries."""
+def segmented(draw, unit_weight, zero_weights=False):
+    """Targets (with ties), weights and segments of a sequence of 1 to 40 entries
+    (with ``zero_weights``, some weights are 0, but no segment's total)."""
     sizes = draw(st.lists(st.integers(1, 12), min_size=1, max_size=4))
     m = sum(sizes)
     y = np.array(draw(st.lists(st.integers(-5, 5), min_size=m, max_size=m)), dtype=float)
     if unit_weight:
         w = np.ones(m)
     else:
-        w = np.array(draw(st.lists(st.integers(1, 4), min_size=m, max_size=m)), dtype=float)
+        low = 0 if zero_weights else 1
+        w = np.array(draw(st.lists(st.integers(low, 4), min_size=m, max_size=m)), dtype=float)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
+    if zero_weights:
+        w[starts] += 1
     return y, w, starts, np.array(sizes, dtype=np.intp)
 
 
@@ -71,7 +75,8 @@ def test_lowest_reaching_is_the_first_value_whose_cumulative_weight_reaches_the_
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), unit_weight=st.booleans())
 def test_segment_medians_are_the_weighted_medians_and_deviations(data, unit_weight):
-    y, w, starts, sizes = data.draw(segmented(unit_weight))
+    """Zero weights included: both leave them out (fit drops them before growing)."""
+    y, w, starts, sizes = data.draw(segmented(unit_weight, zero_weights=True))
     W, median, D = segment_medians(y, w, starts)
     for j, (a, n) in enumerate(zip(starts, sizes)):
         ys, ws = y[a:a + n], w[a:a + n]
