@@ -385,3 +385,27 @@ def test_apply_in_any_chunking_reaches_the_leaf_of_the_plain_walk(monkeypatch, c
         walked[rows] = nodes
     np.testing.assert_array_equal(tree.apply(X), walked)
     np.testing.assert_array_equal(tree.apply(X.astype(np.float32)), walked)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 80).flatmap(lambda n: arrays(
+           np.float64, (n, 3), elements=st.one_of(st.integers(-9, 9).map(float), st.just(np.nan)))),
+       st.sampled_from([1, 3, 64, 1 << 13]), st.sampled_from([1, 2, 8]), st.data())
+def test_apply_equals_the_plain_walk_for_any_tree_and_schedule(X, chunk, check, data):
+    """Random trees with NaN anywhere: apply ends every row, float64 or float32,
+    at the leaf of the one-level-at-a-time walk, whatever the chunks and the
+    removal schedule."""
+    from unittest import mock
+
+    import dtree.tree as tree_module
+
+    n = X.shape[0]
+    y = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    tree = DecisionTreeClassifier().fit(X, y).tree_
+    walked = np.zeros(n, dtype=np.intp)
+    for rows, nodes in tree._walk(X):
+        walked[rows] = nodes
+    with mock.patch.object(tree_module, "_APPLY_CHUNK", chunk), \
+            mock.patch.object(tree_module, "_APPLY_CHECK", check):
+        np.testing.assert_array_equal(tree.apply(X), walked)
+        np.testing.assert_array_equal(tree.apply(X.astype(np.float32)), walked)
