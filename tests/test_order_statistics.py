@@ -34,7 +34,7 @@ def segmented(draw, unit_weight, zero_weights=False):
         low = 0 if zero_weights else 1
         w = np.array(draw(st.lists(st.integers(low, 4), min_size=m, max_size=m)), dtype=float)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
-    if zero_weights:
+    if zero_weights and not unit_weight:
         w[starts] += 1
     return y, w, starts, np.array(sizes, dtype=np.intp)
 
