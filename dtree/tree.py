@@ -245,7 +245,8 @@ class TreeArrays:
         leaf = np.zeros(n, dtype=np.intp)
         if self.children_left[0] < 0 or n == 0:
             return leaf
-        any_missing = bool(np.isnan(X.min()))   # a float min is NaN if any entry is (no (n, d) mask)
+        # a float min is NaN if any entry is: one pass, no (n, d) mask
+        any_missing = bool(np.isnan(X.min()))
         r = self._routing
         child2, feature2, is_leaf2 = r["child2"], r["feature2"], r["is_leaf2"]
         threshold2 = r["threshold2_32"] if X.dtype == np.float32 else r["threshold2"]

@@ -345,7 +345,8 @@ def test_presort_is_a_stable_argsort_in_the_smallest_index_type(n, dtype):
     assert order.dtype == dtype and order.shape == (2, n)
     for f in range(2):
         # increasing float32 value (NaN last), ties by sample index
-        np.testing.assert_array_equal(order[f], np.lexsort((np.arange(n), X[:, f].astype(np.float32))))
+        expected = np.lexsort((np.arange(n), X[:, f].astype(np.float32)))
+        np.testing.assert_array_equal(order[f], expected)
     np.testing.assert_array_equal(X, before)
 
 
@@ -389,7 +390,8 @@ def test_apply_in_any_chunking_reaches_the_leaf_of_the_plain_walk(monkeypatch, c
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 80).flatmap(lambda n: arrays(
-           np.float64, (n, 3), elements=st.one_of(st.integers(-9, 9).map(float), st.just(np.nan)))),
+           np.float64, (n, 3),
+           elements=st.one_of(st.integers(-9, 9).map(float), st.just(np.nan)))),
        st.sampled_from([1, 3, 64, 1 << 13]), st.sampled_from([1, 2, 8]), st.data())
 def test_apply_equals_the_plain_walk_for_any_tree_and_schedule(X, chunk, check, data):
     """Random trees with NaN anywhere: apply ends every row, float64 or float32,
