@@ -250,20 +250,25 @@ class _BaseDecisionTree(BaseEstimator):
         return self
 
     def _tree_arrays(self, grown, criterion, n_features):
-        weights = criterion.weight(grown.stats.T)
+        # The grown arrays are handed over (copy=False) and the node statistics
+        # dropped once the weights and values are made, before apply's tables
+        # are built: fit never holds an array of the tree twice.
+        stats, grown.stats = grown.stats, None            # (node_count, n_stats)
+        weights = np.array(criterion.weight(stats.T))     # a copy, not a view of stats
         if criterion.is_classification:
-            value = grown.stats / weights[:, None]
+            value = stats / weights[:, None]              # C order, as stats
         else:
-            value = criterion.value(grown.stats.T).T
-        left, right = grown.children_left, grown.children_right
+            value = np.array(criterion.value(stats.T).T)  # (node_count, 1), own memory
+        del stats
         return TreeArrays(
-            children_left=left, children_right=right, feature=grown.feature,
-            threshold=grown.threshold, impurity=grown.impurity,
+            children_left=grown.children_left, children_right=grown.children_right,
+            feature=grown.feature, threshold=grown.threshold, impurity=grown.impurity,
             n_node_samples=grown.n_node_samples, weighted_n_node_samples=weights,
             value=value[:, None, :],
             missing_go_to_left=grown.missing_go_to_left,
             n_features=n_features,
             n_classes=getattr(self, "n_classes_", 1),
+            copy=False,
         )
 
     # -- prediction -----------------------------------------------------------------
@@ -694,7 +699,7 @@ class DecisionTreeRegressor(_BaseDecisionTree):
     def predict(self, X):
         """The value (mean or median) of the leaf each sample reaches, of shape (n_samples,)."""
         leaves = self.apply(X)
-        return np.array(self.tree_.value[leaves, 0, 0])
+        return self.tree_.value[:, 0, 0][leaves]   # indexing copies: a writable array
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination :math:`R^2` of :meth:`predict` (best 1.0)."""

@@ -59,7 +59,6 @@ class GrownTree:
     impurity: np.ndarray
     n_node_samples: np.ndarray
     stats: np.ndarray          # (node_count, n_stats) criterion statistics of each node
-    improvement: np.ndarray    # weighted impurity decrease of each split (0 at leaves)
     missing_go_to_left: np.ndarray  # where a missing value goes at each split
 
 
@@ -186,7 +185,6 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
         level = {"ids": ids, "n": sizes.copy(), "stats": totals.T, "impurity": impurity,
                  "feature": np.full(sizes.size, -2, dtype=np.intp),
                  "threshold": np.full(sizes.size, -2.0),
-                 "improvement": np.zeros(sizes.size),
                  "missing_go_to_left": np.zeros(sizes.size, dtype=bool),
                  "left": np.full(sizes.size, -1, dtype=np.intp),
                  "right": np.full(sizes.size, -1, dtype=np.intp)}
@@ -231,7 +229,6 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
             where = where[keep]
         level["feature"][where] = found.feature[keep]
         level["threshold"][where] = found.threshold[keep]
-        level["improvement"][where] = gain[keep]
         level["missing_go_to_left"][where] = found.missing_go_to_left[keep]
         children = np.arange(next_id, next_id + 2 * where.size)
         level["left"][where] = children[0::2]
@@ -264,7 +261,7 @@ def _preorder(levels) -> GrownTree:
     del subtree, inner_ids
 
     def placed(values):
-        out = np.empty_like(values)
+        out = np.empty(values.shape, values.dtype)   # C order (stats come in transposed)
         out[pre] = values
         return out
 
@@ -273,7 +270,7 @@ def _preorder(levels) -> GrownTree:
     return GrownTree(children_left=children_left, children_right=children_right,
                      feature=placed(cat("feature")), threshold=placed(cat("threshold")),
                      impurity=placed(cat("impurity")), n_node_samples=placed(cat("n")),
-                     stats=placed(cat("stats")), improvement=placed(cat("improvement")),
+                     stats=placed(cat("stats")),
                      missing_go_to_left=placed(cat("missing_go_to_left")))
 
 
@@ -296,7 +293,7 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None) -> Grow
     def add_node(start, size, totals, depth):
         impurity = criterion.impurity(totals)
         node = {"start": start, "n": size, "stats": totals[:, 0], "impurity": float(impurity[0]),
-                "depth": depth, "feature": -2, "threshold": -2.0, "improvement": 0.0,
+                "depth": depth, "feature": -2, "threshold": -2.0,
                 "missing_go_to_left": False, "left": -1, "right": -1}
         node_id = len(nodes)
         nodes.append(node)
@@ -329,7 +326,6 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None) -> Grow
         node = nodes[node_id]
         found, children = node["split"], node["children"]
         node.update(feature=int(found.feature[0]), threshold=float(found.threshold[0]),
-                    improvement=node["gain"],
                     missing_go_to_left=bool(found.missing_go_to_left[0]))
         start, size, k = node["start"], node["n"], int(found.n_left[0])
         node["left"] = add_node(start, k, children[:, :1], node["depth"] + 1)
@@ -343,5 +339,4 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None) -> Grow
                      feature=col("feature", np.intp), threshold=col("threshold", float),
                      impurity=col("impurity", float), n_node_samples=col("n", np.intp),
                      stats=np.array([node["stats"] for node in nodes]),
-                     improvement=col("improvement", float),
                      missing_go_to_left=col("missing_go_to_left", bool))

@@ -119,4 +119,5 @@ def prune_to_alpha(tree: TreeArrays, ccp_alpha: float) -> TreeArrays:
         missing_go_to_left=np.where(kept_leaf, False, tree.missing_go_to_left[old_ids]),
         n_features=tree.n_features,
         n_classes=int(tree.n_classes[0]),
+        copy=False,     # every array above is new
     )

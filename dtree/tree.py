@@ -119,6 +119,17 @@ class TreeArrays:
     ``missing_go_to_left[i]``.  Leaves have ``children_left == children_right
     == -1``, ``feature == -2`` and ``threshold == -2.0``.
 
+    Parameters
+    ----------
+    children_left, children_right, feature, threshold, impurity, n_node_samples, \
+weighted_n_node_samples, value, missing_go_to_left, n_features, n_classes
+        The attributes of the same names below, of the shapes given there.
+    copy : bool, default=True
+        Keep private copies of the arrays.  ``False`` keeps the given arrays
+        themselves and makes them read-only: for a caller that hands over
+        arrays nobody else holds (``fit``, pruning), so that the tree is not
+        held twice.
+
     Attributes
     ----------
     node_count : int
@@ -156,14 +167,16 @@ class TreeArrays:
 
     def __init__(self, *, children_left, children_right, feature, threshold, impurity,
                  n_node_samples, weighted_n_node_samples, value, missing_go_to_left,
-                 n_features, n_classes):
+                 n_features, n_classes, copy=True):
         arrays = dict(children_left=children_left, children_right=children_right,
                       feature=feature, threshold=threshold, impurity=impurity,
                       n_node_samples=n_node_samples,
                       weighted_n_node_samples=weighted_n_node_samples, value=value,
                       missing_go_to_left=missing_go_to_left)
         for name, array in arrays.items():
-            array = np.array(array)  # a private copy ...
+            # a private copy (or, with copy=False, arrays handed over by their
+            # only holder: fit does not hold the tree twice) ...
+            array = np.array(array) if copy else np.asarray(array)
             array.flags.writeable = False  # ... that nobody can change
             object.__setattr__(self, name, array)
         object.__setattr__(self, "node_count", int(self.children_left.size))
@@ -175,11 +188,15 @@ class TreeArrays:
         # apply's tables, indexed by 2 t (node t): child2[2 t + go_left] is
         # twice the child that a row at t goes to (t itself at a leaf).
         is_leaf = self.children_left < 0
-        itself = np.arange(self.node_count)
+        child2 = np.empty(2 * self.node_count, dtype=np.intp)   # filled in place: no temporaries
+        child2[0::2], child2[1::2] = self.children_right, self.children_left
+        child2[np.repeat(is_leaf, 2)] = np.flatnonzero(is_leaf).repeat(2)   # a leaf: itself
+        child2 *= 2
+        feature2 = np.repeat(self.feature, 2)
+        feature2[feature2 < 0] = 0           # any column at a leaf
         routing = dict(
-            child2=2 * np.column_stack([np.where(is_leaf, itself, self.children_right),
-                                        np.where(is_leaf, itself, self.children_left)]).ravel(),
-            feature2=np.repeat(np.where(is_leaf, 0, self.feature), 2),  # any column at a leaf
+            child2=child2,
+            feature2=feature2,
             threshold2=np.repeat(self.threshold, 2),
             # For float32 rows: the largest float32 <= each threshold, so that
             # x <= t32 exactly when x <= t for every float32 x (no cast per step).

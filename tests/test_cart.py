@@ -63,6 +63,61 @@ def test_tree_arrays_are_read_only():
         t.node_count = 3
 
 
+ARRAY_NAMES = ["children_left", "children_right", "feature", "threshold", "impurity",
+               "n_node_samples", "weighted_n_node_samples", "value", "missing_go_to_left"]
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson",
+                                       "absolute_error"])
+@pytest.mark.parametrize("ccp_alpha", [0.0, 0.01])
+def test_fitted_tree_arrays_are_contiguous_and_hold_no_larger_buffer(criterion, ccp_alpha):
+    # fit hands its arrays to TreeArrays without a copy: none may be a view of
+    # a larger array (the node statistics, say), which it would keep alive.
+    rng = np.random.default_rng(1)
+    X, y = rng.random((200, 3)), rng.integers(0, 3, 200)
+    make = DecisionTreeClassifier if criterion in ("gini", "entropy") else DecisionTreeRegressor
+    t = make(criterion=criterion, ccp_alpha=ccp_alpha).fit(X, y).tree_
+    for name in ARRAY_NAMES:
+        array = getattr(t, name)
+        assert array.flags.c_contiguous and not array.flags.writeable, name
+        assert array.base is None or array.base.nbytes == array.nbytes, name
+
+
+@pytest.mark.parametrize("make", [DecisionTreeClassifier, DecisionTreeRegressor])
+def test_predictions_are_the_callers_own_writable_arrays(make):
+    rng = np.random.default_rng(2)
+    X, y = rng.random((50, 2)), rng.integers(0, 2, 50)
+    model = make(max_depth=3).fit(X, y)
+    methods = [model.predict] + ([model.predict_proba] if make is DecisionTreeClassifier else [])
+    for method in methods:
+        out = method(X)
+        assert out.flags.writeable and not np.shares_memory(out, model.tree_.value)
+        out[...] = 0                     # changes no later prediction
+        assert np.any(method(X) != 0)
+
+
+def test_tree_arrays_copy_or_take_the_given_arrays():
+    def arrays():
+        return dict(children_left=np.array([1, -1, -1]), children_right=np.array([2, -1, -1]),
+                    feature=np.array([0, -2, -2]), threshold=np.array([0.5, -2.0, -2.0]),
+                    impurity=np.array([0.5, 0.0, 0.0]), n_node_samples=np.array([4, 2, 2]),
+                    weighted_n_node_samples=np.array([4.0, 2.0, 2.0]),
+                    value=np.array([[[0.5, 0.5]], [[1.0, 0.0]], [[0.0, 1.0]]]),
+                    missing_go_to_left=np.array([True, False, False]))
+    from dtree.tree import TreeArrays
+
+    given = arrays()
+    copied = TreeArrays(**given, n_features=1, n_classes=2)
+    for name, array in given.items():   # the caller's arrays: untouched and writable
+        assert array.flags.writeable and not np.shares_memory(array, getattr(copied, name))
+        np.testing.assert_array_equal(array, getattr(copied, name))
+    given = arrays()
+    taken = TreeArrays(**given, n_features=1, n_classes=2, copy=False)
+    for name, array in given.items():   # handed over: the same memory, now read-only
+        assert getattr(taken, name) is array and not array.flags.writeable
+    np.testing.assert_array_equal(taken.apply(np.array([[0.2], [0.7], [np.nan]])), [1, 2, 1])
+
+
 def test_single_class_gives_one_leaf():
     tree = DecisionTreeClassifier().fit([[1.0], [2.0]], ["a", "a"])
     assert tree.get_n_leaves() == 1 and tree.predict([[5.0]]).tolist() == ["a"]
