@@ -241,7 +241,7 @@ class _BaseDecisionTree(BaseEstimator):
         del target, weight       # in stats now; free them for the growth
         grow = grow_depth_first if params.max_leaf_nodes is None else grow_best_first
         grown = grow(X_fit, stats, criterion, params, rng)
-        del X_fit
+        del X_fit, stats         # the per-sample arrays are not needed to assemble the tree
         arrays = self._tree_arrays(grown, criterion, n_features)
         if ccp_alpha > 0:
             arrays = prune_to_alpha(arrays, ccp_alpha)
@@ -253,18 +253,20 @@ class _BaseDecisionTree(BaseEstimator):
         # The grown arrays are handed over (copy=False) and the node statistics
         # dropped once the weights and values are made, before apply's tables
         # are built: fit never holds an array of the tree twice.
+        # Every array handed over owns its memory (no view into stats or a larger
+        # array), so that the fitted tree holds nothing more and nothing writable.
         stats, grown.stats = grown.stats, None            # (node_count, n_stats)
         weights = np.array(criterion.weight(stats.T))     # a copy, not a view of stats
-        if criterion.is_classification:
-            value = stats / weights[:, None]              # C order, as stats
+        if criterion.is_classification:                   # class fractions
+            value = np.divide(stats[:, None, :], weights[:, None, None])
         else:
-            value = np.array(criterion.value(stats.T).T)  # (node_count, 1), own memory
+            value = np.array(criterion.value(stats.T).T[:, None, :])   # (node_count, 1, 1)
         del stats
         return TreeArrays(
             children_left=grown.children_left, children_right=grown.children_right,
             feature=grown.feature, threshold=grown.threshold, impurity=grown.impurity,
             n_node_samples=grown.n_node_samples, weighted_n_node_samples=weights,
-            value=value[:, None, :],
+            value=value,
             missing_go_to_left=grown.missing_go_to_left,
             n_features=n_features,
             n_classes=getattr(self, "n_classes_", 1),
@@ -579,7 +581,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         Columns follow ``classes_``; rows sum to 1.
         """
         leaves = self.apply(X)
-        return np.array(self.tree_.value[leaves, 0, :])
+        return self.tree_.value[:, 0, :][leaves]   # indexing copies: a writable array
 
     def predict_log_proba(self, X):
         """Natural logarithm of :meth:`predict_proba` (``-inf`` for zero fractions)."""

@@ -59,6 +59,7 @@ class GrownTree:
     impurity: np.ndarray
     n_node_samples: np.ndarray
     stats: np.ndarray          # (node_count, n_stats) criterion statistics of each node
+                               # (None once fit has made the values from them)
     missing_go_to_left: np.ndarray  # where a missing value goes at each split
 
 

@@ -122,13 +122,16 @@ class TreeArrays:
     Parameters
     ----------
     children_left, children_right, feature, threshold, impurity, n_node_samples, \
-weighted_n_node_samples, value, missing_go_to_left, n_features, n_classes
+weighted_n_node_samples, value, missing_go_to_left : array_like
         The attributes of the same names below, of the shapes given there.
+    n_features, n_classes : int
+        Number of features; number of classes (1 for a regression tree).
     copy : bool, default=True
-        Keep private copies of the arrays.  ``False`` keeps the given arrays
-        themselves and makes them read-only: for a caller that hands over
-        arrays nobody else holds (``fit``, pruning), so that the tree is not
-        held twice.
+        Keep private copies of the arrays.  ``False`` keeps each given array
+        that is an ndarray owning its memory (a view or anything else is
+        still copied) and makes it read-only: for a caller that hands over
+        arrays nobody else holds (``fit``, pruning), so that the tree is
+        not held twice.
 
     Attributes
     ----------
@@ -174,9 +177,11 @@ weighted_n_node_samples, value, missing_go_to_left, n_features, n_classes
                       weighted_n_node_samples=weighted_n_node_samples, value=value,
                       missing_go_to_left=missing_go_to_left)
         for name, array in arrays.items():
-            # a private copy (or, with copy=False, arrays handed over by their
-            # only holder: fit does not hold the tree twice) ...
-            array = np.array(array) if copy else np.asarray(array)
+            # a private copy (or, with copy=False, an array handed over by its
+            # only holder: fit does not hold the tree twice; a view is copied,
+            # since its base would stay writable) ...
+            if copy or type(array) is not np.ndarray or array.base is not None:
+                array = np.array(array)
             array.flags.writeable = False  # ... that nobody can change
             object.__setattr__(self, name, array)
         object.__setattr__(self, "node_count", int(self.children_left.size))
@@ -188,12 +193,12 @@ weighted_n_node_samples, value, missing_go_to_left, n_features, n_classes
         # apply's tables, indexed by 2 t (node t): child2[2 t + go_left] is
         # twice the child that a row at t goes to (t itself at a leaf).
         is_leaf = self.children_left < 0
-        child2 = np.empty(2 * self.node_count, dtype=np.intp)   # filled in place: no temporaries
+        child2 = np.empty(2 * self.node_count, dtype=np.intp)   # filled in place
         child2[0::2], child2[1::2] = self.children_right, self.children_left
-        child2[np.repeat(is_leaf, 2)] = np.flatnonzero(is_leaf).repeat(2)   # a leaf: itself
+        child2.reshape(-1, 2)[is_leaf] = np.flatnonzero(is_leaf)[:, None]   # a leaf: itself
         child2 *= 2
         feature2 = np.repeat(self.feature, 2)
-        feature2[feature2 < 0] = 0           # any column at a leaf
+        np.maximum(feature2, 0, out=feature2)   # any column at a leaf (feature -2)
         routing = dict(
             child2=child2,
             feature2=feature2,

@@ -67,20 +67,51 @@ ARRAY_NAMES = ["children_left", "children_right", "feature", "threshold", "impur
                "n_node_samples", "weighted_n_node_samples", "value", "missing_go_to_left"]
 
 
-@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error", "poisson",
-                                       "absolute_error"])
-@pytest.mark.parametrize("ccp_alpha", [0.0, 0.01])
-def test_fitted_tree_arrays_are_contiguous_and_hold_no_larger_buffer(criterion, ccp_alpha):
-    # fit hands its arrays to TreeArrays without a copy: none may be a view of
-    # a larger array (the node statistics, say), which it would keep alive.
+CRITERIA = ["gini", "entropy", "squared_error", "poisson", "absolute_error"]
+GROWTH = [{}, {"ccp_alpha": 0.01}, {"max_leaf_nodes": 8}]   # depth-first, pruned, best-first
+
+
+def _fit_small(criterion, params):
     rng = np.random.default_rng(1)
     X, y = rng.random((200, 3)), rng.integers(0, 3, 200)
     make = DecisionTreeClassifier if criterion in ("gini", "entropy") else DecisionTreeRegressor
-    t = make(criterion=criterion, ccp_alpha=ccp_alpha).fit(X, y).tree_
+    return make(criterion=criterion, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("params", GROWTH)
+def test_fitted_tree_arrays_are_contiguous_read_only_and_own_their_memory(criterion, params):
+    # A view would keep a larger array alive (the node statistics, say) and
+    # leave its writable base reachable through tree_.value.base.
+    t = _fit_small(criterion, params).tree_
     for name in ARRAY_NAMES:
         array = getattr(t, name)
         assert array.flags.c_contiguous and not array.flags.writeable, name
-        assert array.base is None or array.base.nbytes == array.nbytes, name
+        assert array.base is None, name
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("params", GROWTH)
+def test_fit_and_pruning_hand_their_arrays_to_the_tree_without_a_copy(monkeypatch, criterion,
+                                                                      params):
+    import dtree.cart
+    import dtree.pruning
+    from dtree.tree import TreeArrays
+
+    made = []
+
+    class Spy(TreeArrays):
+        def __init__(self, **given):
+            super().__init__(**given)
+            made.append((self, given))
+
+    monkeypatch.setattr(dtree.cart, "TreeArrays", Spy)
+    monkeypatch.setattr(dtree.pruning, "TreeArrays", Spy)
+    model = _fit_small(criterion, params)
+    assert len(made) == (2 if "ccp_alpha" in params else 1) and made[-1][0] is model.tree_
+    for tree, given in made:   # the arrays fit and pruning made, not copies of them
+        for name in ARRAY_NAMES:
+            assert getattr(tree, name) is given[name], name
 
 
 @pytest.mark.parametrize("make", [DecisionTreeClassifier, DecisionTreeRegressor])
@@ -115,6 +146,12 @@ def test_tree_arrays_copy_or_take_the_given_arrays():
     taken = TreeArrays(**given, n_features=1, n_classes=2, copy=False)
     for name, array in given.items():   # handed over: the same memory, now read-only
         assert getattr(taken, name) is array and not array.flags.writeable
+    given = arrays()
+    base = given["value"].reshape(3, 2)
+    given["value"] = base[:, None, :]     # a view: copied, its base stays the caller's
+    viewed = TreeArrays(**given, n_features=1, n_classes=2, copy=False)
+    assert viewed.value.base is None and not np.shares_memory(viewed.value, base)
+    assert base.flags.writeable
     np.testing.assert_array_equal(taken.apply(np.array([[0.2], [0.7], [np.nan]])), [1, 2, 1])
 
 
