@@ -14,6 +14,21 @@ the branch of smallest :math:`g(t)` (ties: the smallest node id), recording
 the effective alpha :math:`g(t)` and the new :math:`R(T)` after each step;
 pruning with a given ``ccp_alpha`` stops before the first effective alpha
 that exceeds it.  The pruned tree is renumbered in depth-first pre-order.
+
+The effective alphas never decrease.  If :math:`t^*` of smallest
+:math:`g(t^*) = \alpha_k` is collapsed, removing :math:`\Delta L` leaves, a
+branch that does not contain :math:`t^*` keeps its :math:`g`, and a branch
+:math:`T_s` containing it has :math:`R(T_s)` raised by :math:`\alpha_k \Delta L`
+and :math:`\Delta L` fewer leaves; from :math:`r(s) - R(T_s) \ge \alpha_k
+(|\tilde T_s| - 1)` its new value is
+
+.. math:: \frac{r(s) - R(T_s) - \alpha_k \Delta L}{|\tilde T_s| - 1 - \Delta L}
+          \ge \alpha_k .
+
+In floating point a step's minimum can round an ulp below the previous
+alpha (two equal alphas in a row); it is then taken as equal to it, so that
+the path is non-decreasing and a larger ``ccp_alpha`` never leaves more
+leaves.
 """
 
 from __future__ import annotations
@@ -47,7 +62,9 @@ def _weakest_link_sequence(tree: TreeArrays, alpha_limit=np.inf):
         nodes = np.flatnonzero(candidate)
         g = (r_node[nodes] - r_branch[nodes]) / (n_leaves[nodes] - 1)
         weakest = nodes[np.argmin(g)]  # first (smallest id) on ties
-        effective_alpha = float(g.min())
+        # No g falls below the last alpha in exact arithmetic (module docstring);
+        # a rounding step below it is that alpha, so the path never decreases.
+        effective_alpha = max(float(g.min()), alphas[-1])
         if effective_alpha > alpha_limit:
             break
         # Collapse the branch: its descendants leave the tree.

@@ -144,6 +144,24 @@ def test_optimal_subtrees_are_nested(data):
     assert len(kept[-1]) == 1  # the last tree is the root alone
 
 
+def test_two_equal_alphas_in_a_row_keep_the_path_and_the_leaves_monotone():
+    """Found by hypothesis: two successive weakest links of equal g (0.056), the second
+    computed an ulp below the first.  Unclamped, the path decreased there and pruning with
+    the later (smaller) alpha left 7 leaves where the earlier one left 2."""
+    X = np.array([[23, -12, -14], [-18, 36, -10], [-2, 6, 22], [-22, -30, -31], [15, -29, 2],
+                  [-4, 7, 9], [48, 21, 20], [18, -16, -15], [39, 13, 11], [-13, -8, -6],
+                  [10, -28, -42], [-21, 5, -5], [44, 4, 1], [-1, 29, 35], [17, -20, -9],
+                  [-39, 8, -11], [-24, -45, 24], [-44, 45, -17], [-23, 19, 43], [0, 3, 12],
+                  [-43, 40, 34], [14, 28, -3], [-7, -41, -19], [31, 37, 38], [16, -26, -27]],
+                 dtype=float)
+    y = np.array([2, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 2, 0, 2, 0, 2, 1, 0, 1, 2, 2, 0, 2, 0])
+    alphas = DecisionTreeClassifier().cost_complexity_pruning_path(X, y)["ccp_alphas"]
+    assert alphas[7] == pytest.approx(0.056, rel=1e-12) and alphas[8] == alphas[7]
+    assert np.all(np.diff(alphas) >= 0)
+    leaves = [DecisionTreeClassifier(ccp_alpha=a).fit(X, y).get_n_leaves() for a in alphas]
+    assert leaves == sorted(leaves, reverse=True) and leaves[-1] == 1
+
+
 @settings(max_examples=60, deadline=None)
 @given(datasets())
 def test_path_increases_and_matches_sklearn(data):
@@ -155,7 +173,7 @@ def test_path_increases_and_matches_sklearn(data):
     estimator = grown(X, y, classification)
     path = estimator.cost_complexity_pruning_path(X, y)
     assert path["ccp_alphas"][0] == 0
-    assert np.all(np.diff(path["ccp_alphas"]) >= -1e-12 * (1 + path["impurities"][-1]))
+    assert np.all(np.diff(path["ccp_alphas"]) >= 0)   # exactly: a step an ulp below is clamped
     assert np.all(np.diff(path["impurities"]) >= -1e-12 * (1 + path["impurities"][-1]))
     sk = (sktree.DecisionTreeClassifier if classification else sktree.DecisionTreeRegressor)(random_state=0)
     sk_path = sk.cost_complexity_pruning_path(X, y)
