@@ -250,11 +250,10 @@ class _BaseDecisionTree(BaseEstimator):
         return self
 
     def _tree_arrays(self, grown, criterion, n_features):
-        # The grown arrays are handed over (copy=False) and the node statistics
-        # dropped once the weights and values are made, before apply's tables
+        # The grown arrays are handed over (copy=False), each owning its memory
+        # (no view into stats: the fitted tree keeps nothing more, and nothing
+        # writable), and the node statistics are dropped before apply's tables
         # are built: fit never holds an array of the tree twice.
-        # Every array handed over owns its memory (no view into stats or a larger
-        # array), so that the fitted tree holds nothing more and nothing writable.
         stats, grown.stats = grown.stats, None            # (node_count, n_stats)
         weights = np.array(criterion.weight(stats.T))     # a copy, not a view of stats
         if criterion.is_classification:                   # class fractions
