@@ -75,7 +75,7 @@ def estimators(criterion, depth):
             sk.DecisionTreeRegressor(criterion=criterion, max_depth=depth, random_state=0))
 
 
-def peak_fit_mib(library, criterion, n, d, depth):
+def peak_fit_mib(library, criterion, n, d, depth, block_cells=None):
     """Peak RSS of one fit in a fresh process, above the process's RSS before the fit.
 
     Linux: writing 5 to /proc/self/clear_refs resets the peak (VmHWM) to the
@@ -83,13 +83,18 @@ def peak_fit_mib(library, criterion, n, d, depth):
     fit on 50 rows loads whatever ``fit`` imports lazily, and glibc's
     ``malloc_trim(0)`` hands the heap's free pages back to the system: without
     it, a fit that reuses pages freed while the data were made (scikit-learn's
-    float32 copy of X, for one) would not show them in its RSS.
+    float32 copy of X, for one) would not show them in its RSS.  ``block_cells``,
+    if given, replaces ``dtree.splitting.BLOCK_CELLS`` in that process
+    (``block_size.py``).
     """
+    block = "" if block_cells is None else f"dtree.splitting.BLOCK_CELLS = {int(block_cells)}"
     code = f"""
 import ctypes, json, sys
 sys.path.insert(0, {sys.path[0]!r})
 from sklearn.base import clone
 from bench_fit import data, estimators, CRITERIA
+import dtree.splitting
+{block}
 def status_kib(key):
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(key + ":"))

@@ -1,4 +1,4 @@
-"""benchmarks/bench_fit.py --csv, and the committed benchmarks/results.csv the book plots.
+"""benchmarks/bench_fit.py --csv, block_size.py, and the committed results.csv the book plots.
 
 Nothing here asserts a time: the tests check the file's shape and that every
 ratio is the ratio of the two columns it summarises.
@@ -40,8 +40,8 @@ def check_ratios(row):
         assert float(row[ratio]) == pytest.approx(float(row[ours]) / float(row[theirs]), rel=1e-3)
 
 
-def run_bench(*args, cwd):
-    script = BENCHMARKS / "bench_fit.py"
+def run_bench(*args, cwd, script="bench_fit.py"):
+    script = BENCHMARKS / script
     return subprocess.run([sys.executable, str(script), *args], cwd=cwd, capture_output=True,
                           text=True, check=True, timeout=300).stdout
 
@@ -110,3 +110,24 @@ def test_committed_results_cover_the_grid_once():
         ratio = float(row["dtree_peak_rss_mb"]) / max(float(row["sklearn_peak_rss_mb"]), 0.1)
         assert float(row["memory_ratio"]) == pytest.approx(ratio, rel=1e-3)
         assert row["sklearn_version"] == sklearn.__version__  # measured against the pinned one
+
+
+def test_block_size_prints_a_row_per_block_and_setting(tmp_path):
+    # block_size.py first checks that every block size grows the default's tree
+    # (it exits with an error otherwise), then times it and measures its memory.
+    out = run_bench("--n", "300", "--blocks", "256", "4096", "--criteria", "entropy",
+                    "--depths", "3", "--repeat", "1", cwd=tmp_path, script="block_size.py")
+    header, *rows = out.splitlines()
+    assert header.split() == ["block", "criterion", "depth", "fit", "ratio", "mem", "dtree",
+                              "mem", "sk", "mem", "ratio"]
+    assert [row.split()[:3] for row in rows] == [["256", "entropy", "3"],
+                                                 ["4096", "entropy", "3"]]
+    for row in rows:
+        fit_ratio, mem_ours, mem_theirs, mem_ratio = row.split()[3:]
+        assert float(fit_ratio) > 0
+        ours, theirs = float(mem_ours.rstrip("M")), float(mem_theirs.rstrip("M"))
+        # the peaks are printed to 0.01 MiB: the ratio of the unrounded ones lies
+        # between the ratios of the rounded ones, each moved by half a digit
+        low = (ours - 0.005) / max(theirs + 0.005, 0.1)
+        high = (ours + 0.005) / max(theirs - 0.005, 0.1)
+        assert low - 0.005 <= float(mem_ratio) <= high + 0.005
