@@ -129,7 +129,8 @@ class ID3Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
             Class labels.
         sample_weight : array_like of shape (n_samples,), default=None
             Non-negative weights; every count in the criterion becomes a sum
-            of weights.  ``None`` weighs every sample 1.
+            of weights, and a sample of weight 0 takes no part in the tree (as
+            if deleted).  ``None`` weighs every sample 1.
 
         Returns
         -------
@@ -161,8 +162,12 @@ class ID3Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         self.categories_ = [categories for _, categories in encoded]
         codes = np.column_stack([c for c, _ in encoded])
 
-        grower = _Grower(codes, y_codes, weight, self.n_classes_, self.categories_,
-                         max_depth, min_decrease)
+        # Samples of zero weight take no part in growing the tree: a weight of 0
+        # is the same as deleting the sample (book, "Weights are multiplicities"),
+        # and a branch of zero weight would have no class distribution.
+        keep = weight > 0
+        grower = _Grower(codes[keep], y_codes[keep], weight[keep], self.n_classes_,
+                         self.categories_, max_depth, min_decrease)
         self.root_ = grower.grow()
         return self
 

@@ -113,6 +113,25 @@ def test_id3_tree_is_scale_invariant(weights, c, threshold):
     assert shape(first) == shape(scaled)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=14, max_size=14))
+def test_id3_tree_of_integer_weights_is_the_tree_of_copies(counts):
+    """thm-weights-replication (1), for the whole tree: ID3 fitted with whole-number
+    weights (some 0: "the same as deleting it") predicts what ID3 fitted on the
+    copies predicts, on every row of the weather data, and never NaN."""
+    assume(sum(counts) > 0)
+    weather = load_weather()
+    X, y = weather.drop(columns="play"), weather["play"]
+    w = np.array(counts)
+    copies = np.repeat(np.arange(len(w)), w)
+    assume(y.iloc[copies].nunique() == y.nunique())   # the same classes_ in both fits
+    weighted = ID3Classifier().fit(X, y, sample_weight=w)
+    replicated = ID3Classifier().fit(X.iloc[copies], y.iloc[copies])
+    proba = weighted.predict_proba(X)
+    assert not np.isnan(proba).any()
+    np.testing.assert_allclose(proba, replicated.predict_proba(X), rtol=0, atol=TOL)
+
+
 # --------------------------------------------------------------------------
 # prop-weights-tree-impurity
 # --------------------------------------------------------------------------
