@@ -14,7 +14,13 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from dtree._validation import check_sample_weight
+from dtree._validation import (
+    check_2d_shape,
+    check_dense,
+    check_n_features,
+    check_real,
+    check_sample_weight,
+)
 from dtree.exceptions import InvalidParameterError, NotFittedError
 
 
@@ -45,6 +51,31 @@ class BaseEstimator:
             setattr(self, name, value)
         return self
 
+    def __sklearn_tags__(self):
+        """scikit-learn's estimator tags (scikit-learn >= 1.6 reads them; nothing in dtree does).
+
+        scikit-learn's model selection and meta-estimators ask every estimator
+        for its tags (``sklearn.utils.get_tags``): whether it is a classifier
+        (``cross_val_score`` then stratifies its folds), which inputs it
+        accepts.  Only scikit-learn calls this method, so only then is
+        scikit-learn imported: dtree itself does not depend on it.
+
+        Returns
+        -------
+        sklearn.utils.Tags
+            A supervised estimator (``target_tags.required``); subclasses add
+            what they are (classifier, regressor) and what input they accept
+            (``_input_tags``).
+        """
+        from sklearn.utils import InputTags, Tags, TargetTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=True),
+                    input_tags=InputTags(**self._input_tags()))
+
+    def _input_tags(self) -> dict:
+        """Keyword arguments of scikit-learn's ``InputTags``: numeric 2-D arrays by default."""
+        return {}
+
     def __repr__(self) -> str:
         defaults = {
             name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()
@@ -64,7 +95,15 @@ def _same(a, b) -> bool:
 
 
 class ClassifierMixin:
-    """``score`` for classifiers: the (weighted) accuracy of ``predict``."""
+    """``score`` for classifiers: the (weighted) accuracy of ``predict``; the classifier tags."""
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags
+
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "classifier"
+        tags.classifier_tags = ClassifierTags()
+        return tags
 
     def score(self, X, y, sample_weight=None) -> float:
         """Mean accuracy of ``predict(X)`` against ``y``.
@@ -176,19 +215,15 @@ def feature_names_of(X):
 
 def check_categorical_X(X, *, estimator_name: str, allow_missing: bool = False) -> np.ndarray:
     """Return ``X`` as a 2-D object array (a copy; the caller's data is never touched)."""
+    check_dense(X)
     if isinstance(X, pd.DataFrame):
         array = X.to_numpy(dtype=object, copy=True)
     else:
-        if isinstance(X, pd.Series) or np.ndim(X) == 1:
-            raise ValueError(
-                "X must be 2-D of shape (n_samples, n_features), got a 1-D array; "
-                "reshape a single feature with X.reshape(-1, 1) or a single sample with X.reshape(1, -1)"
-            )
+        if not isinstance(X, (list, tuple)):   # an array or array-like (lists keep their types)
+            X = np.asarray(X)
+            check_real(X)
         array = np.array(X, dtype=object, copy=True)
-    if array.ndim != 2:
-        raise ValueError(f"X must be 2-D of shape (n_samples, n_features), got shape {array.shape}")
-    if array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError(f"X is empty: got shape {array.shape}, expected at least one sample and one feature")
+    check_2d_shape(array.shape)
     if not allow_missing:
         missing = pd.isna(array)
         if missing.any():
@@ -200,8 +235,17 @@ def check_categorical_X(X, *, estimator_name: str, allow_missing: bool = False) 
     return array
 
 
-def check_target(y, n_samples: int) -> np.ndarray:
-    """Return class labels ``y`` as a 1-D array of length ``n_samples``."""
+def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
+    """Return the target ``y`` as a 1-D array of length ``n_samples``.
+
+    With ``labels`` (classifiers), ``y`` holds class labels of any hashable
+    type, none missing; float labels must be finite whole numbers (a
+    classifier refuses a continuous target, as scikit-learn's do: a regression
+    target passed by mistake would otherwise make one class per value).
+    Without, only the shape is checked (the regressor checks the values).
+    """
+    if y is None:
+        raise ValueError("This estimator requires y to be passed, but the target y is None")
     array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     if array.ndim == 2 and array.shape[1] == 1:
         array = array.ravel()
@@ -209,8 +253,18 @@ def check_target(y, n_samples: int) -> np.ndarray:
         raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {array.shape}")
     if array.shape[0] != n_samples:
         raise ValueError(f"X has {n_samples} samples but y has {array.shape[0]}")
+    if not labels:
+        return array
     if np.any(pd.isna(array)):
         raise ValueError("y has missing values; every sample needs a class label")
+    if array.dtype.kind == "f":
+        if not np.all(np.isfinite(array)):
+            raise ValueError("y contains infinity; class labels must be finite")
+        if np.any(array != np.round(array)):
+            raise ValueError(
+                "Unknown label type: continuous. y holds non-integer numbers such as "
+                f"{float(array[array != np.round(array)][0])!r}; a classifier needs class labels "
+                "(use DecisionTreeRegressor for a numeric target)")
     return array
 
 
@@ -218,11 +272,7 @@ def check_predict_X(estimator, X, *, allow_missing: bool = False) -> np.ndarray:
     """Validate ``X`` at predict time against what ``fit`` saw."""
     array = check_categorical_X(X, estimator_name=type(estimator).__name__,
                                 allow_missing=allow_missing)
-    if array.shape[1] != estimator.n_features_in_:
-        raise ValueError(
-            f"X has {array.shape[1]} features, but {type(estimator).__name__} was fitted "
-            f"with {estimator.n_features_in_} features"
-        )
+    check_n_features(array.shape[1], estimator)
     names = feature_names_of(X)
     fitted_names = getattr(estimator, "feature_names_in_", None)
     if names is not None and fitted_names is not None and list(names) != list(fitted_names):

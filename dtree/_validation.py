@@ -7,6 +7,7 @@ what came, and never modifies its input (arrays are copied or only read).
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
 import pandas as pd
@@ -84,6 +85,49 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     if weight.sum() <= 0:
         raise ValueError("sample_weight sums to 0: at least one sample needs a positive weight")
     return weight
+
+
+def check_dense(X, name: str = "X") -> None:
+    """Raise ``TypeError`` if ``X`` is a SciPy sparse matrix or array (dtree needs dense data)."""
+    # X can only be sparse if SciPy's sparse module is loaded: dtree does not import it
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is not None and sparse.issparse(X):
+        raise TypeError(
+            f"{name} is a sparse {type(X).__name__}; sparse input is not supported: "
+            f"pass a dense array ({name}.toarray())")
+
+
+def check_real(array: np.ndarray, name: str = "X") -> None:
+    """Raise ``ValueError`` if ``array`` holds complex numbers (never drop their imaginary parts)."""
+    if array.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {array.dtype}; "
+                         "a tree compares real numbers")
+
+
+def check_2d_shape(shape, name: str = "X", *, min_samples: int = 1) -> None:
+    """Raise ``ValueError`` unless ``shape`` is (n_samples, n_features) with
+    ``n_samples >= min_samples`` and ``n_features >= 1`` (scikit-learn's wording)."""
+    if len(shape) == 1:
+        raise ValueError(
+            f"{name} must be 2-D of shape (n_samples, n_features), got a 1-D array of shape "
+            f"{shape}. Reshape your data: {name}.reshape(-1, 1) if it holds a single feature, "
+            f"{name}.reshape(1, -1) if it holds a single sample")
+    if len(shape) != 2:
+        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got shape {shape}")
+    if shape[1] == 0:
+        raise ValueError(f"{name} is empty: it has 0 feature(s) (shape={shape}) while a "
+                         "minimum of 1 is required.")
+    if shape[0] < min_samples:
+        raise ValueError(f"{name} is empty: it has {shape[0]} sample(s) (shape={shape}) while a "
+                         f"minimum of {min_samples} is required.")
+
+
+def check_n_features(n_features: int, estimator) -> None:
+    """Raise ``ValueError`` unless ``X`` at predict time has the features ``fit`` saw."""
+    if n_features != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {n_features} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input (the number it was fitted with)")
 
 
 def as_labels(values, name: str) -> np.ndarray:

@@ -414,6 +414,10 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
 
     # -- fitting -------------------------------------------------------------
 
+    def _input_tags(self):
+        # categories of any type (strings too); NaN is a missing value
+        return {"categorical": True, "string": True, "allow_nan": True}
+
     def fit(self, X, y, sample_weight=None):
         """Grow a C4.5 tree and prune it.
 
@@ -435,10 +439,14 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            If ``X`` is not 2-D or is empty, a numeric column holds a string
-            or inf, ``y`` has the wrong length or missing labels, or
-            ``sample_weight`` is invalid; ``InvalidParameterError`` (a
-            ``ValueError``) for an invalid parameter.
+            If ``X`` is not 2-D, is empty or complex, a numeric column holds a
+            string or inf, ``y`` is None, has the wrong length or missing
+            labels, or is continuous or infinite (float labels must be whole
+            numbers), or ``sample_weight`` is invalid;
+            ``InvalidParameterError`` (a ``ValueError``) for an invalid
+            parameter.
+        TypeError
+            If ``X`` is sparse.
         """
         max_depth, min_leaf = self._check_params()
         names = feature_names_of(X)
@@ -496,7 +504,10 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
             If called before ``fit``.
         ValueError
             If ``X`` has another number of features or other feature names
-            than in ``fit``, or a numeric column holds a non-number or inf.
+            than in ``fit``, is complex, or a numeric column holds a
+            non-number or inf.
+        TypeError
+            If ``X`` is sparse.
         """
         check_is_fitted(self, "root_")
         array = check_predict_X(self, X, allow_missing=True)

@@ -43,7 +43,14 @@ from dtree._base import (
     check_target,
     feature_names_of,
 )
-from dtree._validation import check_sample_weight, encode
+from dtree._validation import (
+    check_2d_shape,
+    check_dense,
+    check_n_features,
+    check_real,
+    check_sample_weight,
+    encode,
+)
 from dtree.criteria import get_criterion
 from dtree.exceptions import InvalidParameterError
 from dtree.growth import GrowthParams, grow_best_first, grow_depth_first
@@ -63,6 +70,7 @@ def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
     NaN (a missing value) is kept, unless ``missing_error`` is given: then NaN
     raises ``ValueError`` with that reason appended.
     """
+    check_dense(X, name)
     if isinstance(X, pd.DataFrame):
         non_numeric = [c for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t)
                                                             or pd.api.types.is_bool_dtype(t))]
@@ -74,22 +82,16 @@ def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
         array = X.to_numpy(dtype=np.float64)
     else:
         array = np.asarray(X)
+        check_real(array, name)
         if array.dtype.kind in "OUS":
             try:
                 array = array.astype(np.float64)
-            except (TypeError, ValueError):
-                raise TypeError(f"{name} must be numeric, got values such as {array.flat[0]!r}") from None
+            except (TypeError, ValueError) as error:
+                raise TypeError(f"{name} must be numeric ({error}), got values such as "
+                                f"{array.flat[0]!r}") from None
         elif array.dtype.kind not in "biuf":
             raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
-    if array.ndim != 2:
-        if array.ndim == 1:
-            raise ValueError(
-                f"{name} must be 2-D of shape (n_samples, n_features), got a 1-D array; "
-                "reshape a single feature with X.reshape(-1, 1) or a single sample with X.reshape(1, -1)"
-            )
-        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got shape {array.shape}")
-    if array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError(f"{name} is empty: got shape {array.shape}, expected at least one sample and one feature")
+    check_2d_shape(array.shape, name)
     if array.dtype.kind != "f":     # integers and booleans: always finite
         return np.ascontiguousarray(array.T, dtype=np.float32).T
     with np.errstate(over="ignore", invalid="ignore"):
@@ -205,6 +207,10 @@ class _BaseDecisionTree(BaseEstimator):
             max_leaf_nodes=max_leaf_nodes,
         )
 
+    def _input_tags(self):
+        # NaN is a missing value for every criterion but the absolute error
+        return {"allow_nan": _missing_unsupported(self.criterion) is None}
+
     # -- fitting -----------------------------------------------------------------
 
     def _fit(self, X, y, sample_weight):
@@ -285,18 +291,16 @@ class _BaseDecisionTree(BaseEstimator):
         if isinstance(X, pd.DataFrame):
             array = X.to_numpy(dtype=np.float64)
         else:
+            check_dense(X)
             array = np.asarray(X)
+            check_real(array)
             if array.dtype.kind not in "biuf":
                 try:
                     array = array.astype(np.float64)
-                except (TypeError, ValueError):
-                    raise TypeError("X must be numeric") from None
-        if array.ndim != 2:
-            raise ValueError(f"X must be 2-D of shape (n_samples, n_features), got shape {array.shape}")
-        if array.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {array.shape[1]} features, but {type(self).__name__} was fitted with "
-                f"{self.n_features_in_} features")
+                except (TypeError, ValueError) as error:
+                    raise TypeError(f"X must be numeric ({error})") from None
+        check_2d_shape(array.shape, min_samples=0)
+        check_n_features(array.shape[1], self)
         with np.errstate(over="ignore", invalid="ignore"):
             X32 = array.astype(np.float32)   # beyond float32's range: inf, refused below
             overall = float(np.sum(X32))  # inf or NaN if any entry is: one fast pass
@@ -329,7 +333,10 @@ class _BaseDecisionTree(BaseEstimator):
         NotFittedError
             Before ``fit``.
         ValueError
-            If ``X`` has the wrong number of features or other names than in fit.
+            If ``X`` is not 2-D, is complex or has the wrong number of features
+            or other names than in fit.
+        TypeError
+            For non-numeric or sparse ``X``.
         """
         X32 = self._check_predict_X(X)
         return self.tree_.apply(X32)
@@ -566,11 +573,13 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         Raises
         ------
         ValueError
-            For a non-2-D or empty ``X``, infinite values in ``X``, a ``y`` of
-            the wrong length or with missing labels, invalid weights, or (as
-            ``InvalidParameterError``) an invalid parameter.
+            For a non-2-D, empty or complex ``X``, infinite values in ``X``, a
+            ``y`` that is None, of the wrong length, with missing labels or
+            continuous (non-integer floats: "Unknown label type: continuous")
+            or infinite, invalid weights, or (as ``InvalidParameterError``) an
+            invalid parameter.
         TypeError
-            For non-numeric ``X``.
+            For non-numeric or sparse ``X``.
         """
         return self._fit(X, y, sample_weight)
 
@@ -655,10 +664,8 @@ class DecisionTreeRegressor(_BaseDecisionTree):
         self.ccp_alpha = ccp_alpha
 
     def _encode_target(self, y, n_samples, criterion):
-        array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
-        if array.dtype.kind == "f" and array.ndim == 1 and np.isnan(array).any():
-            raise ValueError("y must be finite (no NaN or inf)")
-        array = check_target(array, n_samples)
+        array = check_target(y, n_samples, labels=False)
+        check_real(array, "y")
         try:
             array = array.astype(np.float64)
         except (TypeError, ValueError):
@@ -691,9 +698,10 @@ class DecisionTreeRegressor(_BaseDecisionTree):
         Raises
         ------
         ValueError, TypeError
-            As for :meth:`DecisionTreeClassifier.fit`; also for a non-finite
-            ``y``, a negative ``y`` with ``criterion="poisson"``, or NaN in
-            ``X`` with ``criterion="absolute_error"``.
+            As for :meth:`DecisionTreeClassifier.fit` (but ``y`` is a real
+            number per sample); also for a non-finite or complex ``y``, a
+            negative ``y`` with ``criterion="poisson"``, or NaN in ``X`` with
+            ``criterion="absolute_error"``.
         """
         return self._fit(X, y, sample_weight)
 
@@ -701,6 +709,14 @@ class DecisionTreeRegressor(_BaseDecisionTree):
         """The value (mean or median) of the leaf each sample reaches, of shape (n_samples,)."""
         leaves = self.apply(X)
         return self.tree_.value[:, 0, 0][leaves]   # indexing copies: a writable array
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import RegressorTags
+
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "regressor"
+        tags.regressor_tags = RegressorTags()
+        return tags
 
     def score(self, X, y, sample_weight=None):
         """Coefficient of determination :math:`R^2` of :meth:`predict` (best 1.0)."""

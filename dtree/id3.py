@@ -117,6 +117,10 @@ class ID3Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
 
     # -- fitting -------------------------------------------------------------
 
+    def _input_tags(self):
+        # categories of any type (strings too), no missing value
+        return {"categorical": True, "string": True, "allow_nan": False}
+
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on categorical features.
 
@@ -140,9 +144,13 @@ class ID3Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            If ``X`` is not 2-D, is empty or has missing values; if ``y`` has
-            the wrong length or missing labels; if ``sample_weight`` is
-            invalid; or (``InvalidParameterError``) if a parameter is invalid.
+            If ``X`` is not 2-D, is empty, complex or has missing values; if
+            ``y`` is None, has the wrong length or missing labels, or is
+            continuous or infinite (float labels must be whole numbers); if
+            ``sample_weight`` is invalid; or (``InvalidParameterError``) if a
+            parameter is invalid.
+        TypeError
+            If ``X`` is sparse.
         """
         max_depth = check_int_param(self.max_depth, "max_depth", low=1, allow_none=True)
         min_decrease = check_float_param(self.min_impurity_decrease, "min_impurity_decrease")
@@ -225,7 +233,9 @@ class ID3Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
             If called before ``fit``.
         ValueError
             If ``X`` has another number of features, or other feature names,
-            than in ``fit``, or has missing values.
+            than in ``fit``, or has missing values, or is complex.
+        TypeError
+            If ``X`` is sparse.
         """
         check_is_fitted(self, "root_")
         return self._leaf_proba(self._encode_for_predict(X))

@@ -165,3 +165,61 @@ def test_unknown_parameter_values_name_the_parameter(cls):
     for name, value in [("max_depth", -1), ("max_depth", "deep")]:
         with pytest.raises(InvalidParameterError, match=name):
             cls(**{name: value}).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_sparse_and_complex_X_are_refused(cls):
+    import scipy.sparse
+
+    X, y = data_for(cls)
+    numbers = np.arange(len(y) * 2, dtype=float).reshape(-1, 2)
+    for sparse in (scipy.sparse.csr_matrix(numbers), scipy.sparse.csr_array(numbers)):
+        with pytest.raises(TypeError, match="sparse input is not supported"):
+            cls().fit(sparse, y)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        cls().fit(numbers + 1j, y)
+    est = cls().fit(X.to_numpy(), y)
+    with pytest.raises(TypeError, match="sparse input is not supported"):
+        est.predict(scipy.sparse.csr_matrix(numbers))
+    with pytest.raises(ValueError, match="Complex data not supported"):   # never dropped silently
+        est.predict(np.ones(X.shape) + 1j)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_shape_messages_say_how_to_reshape(cls):
+    X, y = data_for(cls)
+    with pytest.raises(ValueError, match=r"got a 1-D array of shape \(30,\)\. Reshape your data"):
+        cls().fit(X.to_numpy()[:, 0], y)
+    with pytest.raises(ValueError, match=r"X is empty: it has 0 feature\(s\) \(shape=\(30, 0\)\)"):
+        cls().fit(X.to_numpy()[:, :0], y)
+    est = cls().fit(X, y)
+    with pytest.raises(ValueError, match="Reshape your data"):
+        est.predict(X.to_numpy()[0])
+    with pytest.raises(ValueError, match=f"X has 1 features, but {cls.__name__} is expecting "
+                                         f"{X.shape[1]} features as input"):
+        est.predict(X.to_numpy()[:, :1])
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_y_none_is_refused(cls):
+    X, _ = data_for(cls)
+    with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
+        cls().fit(X, None)
+
+
+@pytest.mark.parametrize("cls", [c for c in ESTIMATORS if c is not DecisionTreeRegressor])
+def test_classifiers_refuse_a_continuous_or_infinite_target(cls):
+    X, _ = data_for(cls)
+    n = len(X)
+    with pytest.raises(ValueError, match=r"Unknown label type: continuous.*such as 0\.5"):
+        cls().fit(X, np.arange(n) / 2)           # 0, 0.5, 1, ...: a regression target
+    with pytest.raises(ValueError, match="y contains infinity"):
+        cls().fit(X, np.where(np.arange(n) < 3, np.inf, 1.0))
+    labels = np.arange(n) % 2 * 1.0              # whole floats are class labels
+    assert list(cls().fit(X, labels).classes_) == [0.0, 1.0]
+
+
+def test_regressor_refuses_a_complex_target():
+    X, y = data_for(DecisionTreeRegressor)
+    with pytest.raises(ValueError, match="Complex data not supported: y"):
+        DecisionTreeRegressor().fit(X, y + 1j)

@@ -201,7 +201,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="sample_weight sums to 0"):
         tree.fit(X, y, sample_weight=np.zeros(20))
     tree.fit(X, y)
-    with pytest.raises(ValueError, match="X has 2 features, but DecisionTreeClassifier was fitted with 3"):
+    with pytest.raises(ValueError, match="X has 2 features, but DecisionTreeClassifier is expecting 3 features"):
         tree.predict(X[:, :2])
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
     named = DecisionTreeClassifier().fit(frame, y)

@@ -191,7 +191,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="y has missing values"):
         ID3Classifier().fit(X, y.mask(y == "no"))
     tree = ID3Classifier().fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features, but ID3Classifier was fitted with 4"):
+    with pytest.raises(ValueError, match="X has 3 features, but ID3Classifier is expecting 4 features"):
         tree.predict(X.iloc[:, :3])
     with pytest.raises(ValueError, match="feature names of X"):
         tree.predict(X[["temperature", "outlook", "humidity", "windy"]])

@@ -1,0 +1,106 @@
+"""dtree's estimators under scikit-learn's own estimator checks and tools (the oracle of the API).
+
+``sklearn.utils.estimator_checks.check_estimator`` runs scikit-learn's
+conformance suite: fit/predict contracts, input validation, sample weights as
+multiplicities, pickling, no mutation of inputs.  dtree does not import
+scikit-learn, so a few checks that demand scikit-learn's own classes cannot
+pass; they are listed in ``EXPECTED_FAILURES`` with the reason, and the test
+fails if any other check fails *or* if a listed check starts passing (the list
+stays exact).
+"""
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.datasets import load_iris
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+from sklearn.utils import get_tags
+from sklearn.utils.estimator_checks import check_estimator
+
+import dtree
+
+ESTIMATORS = {
+    "DecisionTreeClassifier": dtree.DecisionTreeClassifier(),
+    "DecisionTreeRegressor": dtree.DecisionTreeRegressor(),
+    "DecisionTreeRegressor(absolute_error)": dtree.DecisionTreeRegressor(criterion="absolute_error"),
+    "ID3Classifier": dtree.ID3Classifier(),
+    "C45Classifier": dtree.C45Classifier(),
+}
+
+# check -> why it fails; the same for every estimator unless named per estimator
+NOT_FITTED = ("dtree raises its own dtree.exceptions.NotFittedError (a ValueError and an "
+              "AttributeError, like scikit-learn's), not sklearn.exceptions.NotFittedError: "
+              "dtree does not import scikit-learn")
+Y_2D = ("a column vector y of shape (n_samples, 1) is accepted as 1-D without "
+        "scikit-learn's DataConversionWarning (a scikit-learn class)")
+EXPECTED_FAILURES = {name: {"check_estimators_unfitted": NOT_FITTED,
+                            "check_supervised_y_2d": Y_2D} for name in ESTIMATORS}
+EXPECTED_FAILURES["ID3Classifier"]["check_estimators_nan_inf"] = (
+    "ID3 treats every value as a category, inf included (NaN is refused)")
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_scikit_learn_estimator_checks(name):
+    with warnings.catch_warnings():
+        # "does not inherit from sklearn.base.BaseEstimator": by design
+        warnings.simplefilter("ignore", UserWarning)
+        results = check_estimator(clone(ESTIMATORS[name]), on_fail=None)
+    assert len(results) > 50
+    failed = {r["check_name"]: str(r["exception"])[:300] for r in results
+              if r["status"] == "failed"}
+    assert not any(r["status"] == "skipped" for r in results)
+    unexpected = {check: why for check, why in failed.items()
+                  if check not in EXPECTED_FAILURES[name]}
+    assert not unexpected
+    assert set(failed) == set(EXPECTED_FAILURES[name]), "an expected failure now passes"
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_tags_say_what_the_estimator_is(name):
+    estimator = ESTIMATORS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # no "no __sklearn_tags__" deprecation warning
+        tags = get_tags(estimator)
+        classifier, regressor = is_classifier(estimator), is_regressor(estimator)
+    assert classifier == name.endswith("Classifier") == (tags.estimator_type == "classifier")
+    assert regressor == ("Regressor" in name) == (tags.estimator_type == "regressor")
+    assert tags.target_tags.required
+    assert tags.input_tags.allow_nan == (name in ("DecisionTreeClassifier", "DecisionTreeRegressor",
+                                                  "C45Classifier"))
+    assert tags.input_tags.string == tags.input_tags.categorical == name.startswith(("ID3", "C45"))
+
+
+def test_tags_follow_the_criterion():
+    # NaN is a missing value for every criterion but the absolute error
+    for criterion in ("squared_error", "poisson", "absolute_error"):
+        tags = get_tags(dtree.DecisionTreeRegressor(criterion=criterion))
+        assert tags.input_tags.allow_nan == (criterion != "absolute_error")
+
+
+def test_cross_validation_stratifies_a_classifier():
+    # cross_val_score with cv=5 stratifies the folds of a classifier.  Iris is
+    # sorted by class: unstratified folds would hold out classes the training
+    # folds lack, and score far lower.
+    X, y = load_iris(return_X_y=True)
+    ours = cross_val_score(dtree.DecisionTreeClassifier(random_state=0), X, y, cv=5)
+    stratified = [dtree.DecisionTreeClassifier(random_state=0).fit(X[fit], y[fit])
+                  .score(X[test], y[test]) for fit, test in StratifiedKFold(5).split(X, y)]
+    np.testing.assert_array_equal(ours, stratified)
+    search = GridSearchCV(dtree.DecisionTreeClassifier(), {"max_depth": [1, 2, 3]}, cv=3)
+    assert search.fit(X, y).best_params_ == {"max_depth": 3}
+
+
+def test_dtree_itself_imports_neither_scikit_learn_nor_scipy():
+    # The tags import scikit-learn only when scikit-learn asks for them, and the
+    # sparse check looks for SciPy only if SciPy is already loaded.
+    code = ("import sys\nimport numpy as np\nimport dtree\n"
+            "X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2\n"
+            "for cls in (dtree.DecisionTreeClassifier, dtree.DecisionTreeRegressor, dtree.ID3Classifier):\n"
+            "    cls().fit(X, y).predict(X)\n"
+            "print(sorted(m for m in ('scipy', 'sklearn', 'matplotlib') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
