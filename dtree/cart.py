@@ -716,6 +716,7 @@ class DecisionTreeRegressor(_BaseDecisionTree):
         tags = super().__sklearn_tags__()
         tags.estimator_type = "regressor"
         tags.regressor_tags = RegressorTags()
+        tags.target_tags.positive_only = self.criterion == "poisson"   # y >= 0, sum > 0
         return tags
 
     def score(self, X, y, sample_weight=None):

@@ -26,9 +26,21 @@ import dtree
 ESTIMATORS = {
     "DecisionTreeClassifier": dtree.DecisionTreeClassifier(),
     "DecisionTreeRegressor": dtree.DecisionTreeRegressor(),
-    "DecisionTreeRegressor(absolute_error)": dtree.DecisionTreeRegressor(criterion="absolute_error"),
     "ID3Classifier": dtree.ID3Classifier(),
     "C45Classifier": dtree.C45Classifier(),
+}
+# check_estimator also runs on these settings (other code paths of fit)
+VARIANTS = {
+    **ESTIMATORS,
+    "DecisionTreeClassifier(splitter='random')": dtree.DecisionTreeClassifier(
+        splitter="random", random_state=0),
+    "DecisionTreeClassifier(max_leaf_nodes=5)": dtree.DecisionTreeClassifier(max_leaf_nodes=5),
+    "DecisionTreeClassifier(ccp_alpha=0.01)": dtree.DecisionTreeClassifier(ccp_alpha=0.01),
+    "DecisionTreeRegressor(absolute_error)": dtree.DecisionTreeRegressor(criterion="absolute_error"),
+    "DecisionTreeRegressor(poisson)": dtree.DecisionTreeRegressor(criterion="poisson"),
+    "DecisionTreeRegressor(max_features=0.5)": dtree.DecisionTreeRegressor(
+        max_features=0.5, random_state=0),
+    "C45Classifier(pruning='pessimistic')": dtree.C45Classifier(pruning="pessimistic"),
 }
 
 # check -> why it fails; the same for every estimator unless named per estimator
@@ -38,17 +50,17 @@ NOT_FITTED = ("dtree raises its own dtree.exceptions.NotFittedError (a ValueErro
 Y_2D = ("a column vector y of shape (n_samples, 1) is accepted as 1-D without "
         "scikit-learn's DataConversionWarning (a scikit-learn class)")
 EXPECTED_FAILURES = {name: {"check_estimators_unfitted": NOT_FITTED,
-                            "check_supervised_y_2d": Y_2D} for name in ESTIMATORS}
+                            "check_supervised_y_2d": Y_2D} for name in VARIANTS}
 EXPECTED_FAILURES["ID3Classifier"]["check_estimators_nan_inf"] = (
     "ID3 treats every value as a category, inf included (NaN is refused)")
 
 
-@pytest.mark.parametrize("name", ESTIMATORS)
+@pytest.mark.parametrize("name", VARIANTS)
 def test_scikit_learn_estimator_checks(name):
     with warnings.catch_warnings():
         # "does not inherit from sklearn.base.BaseEstimator": by design
         warnings.simplefilter("ignore", UserWarning)
-        results = check_estimator(clone(ESTIMATORS[name]), on_fail=None)
+        results = check_estimator(clone(VARIANTS[name]), on_fail=None)
     assert len(results) > 50
     failed = {r["check_name"]: str(r["exception"])[:300] for r in results
               if r["status"] == "failed"}
@@ -75,10 +87,13 @@ def test_tags_say_what_the_estimator_is(name):
 
 
 def test_tags_follow_the_criterion():
-    # NaN is a missing value for every criterion but the absolute error
+    # NaN is a missing value for every criterion but the absolute error; the
+    # Poisson deviance needs y >= 0 (scikit-learn's checks then make y positive)
     for criterion in ("squared_error", "poisson", "absolute_error"):
         tags = get_tags(dtree.DecisionTreeRegressor(criterion=criterion))
         assert tags.input_tags.allow_nan == (criterion != "absolute_error")
+        assert tags.target_tags.positive_only == (criterion == "poisson")
+    assert not get_tags(dtree.DecisionTreeClassifier()).target_tags.positive_only
 
 
 def test_cross_validation_stratifies_a_classifier():
