@@ -87,13 +87,13 @@ def peak_fit_mib(library, criterion, n, d, depth, block_cells=None):
     if given, replaces ``dtree.splitting.BLOCK_CELLS`` in that process
     (``block_size.py``).
     """
-    block = "" if block_cells is None else f"dtree.splitting.BLOCK_CELLS = {int(block_cells)}"
+    block = ("" if block_cells is None else
+             f"import dtree.splitting\ndtree.splitting.BLOCK_CELLS = {int(block_cells)}")
     code = f"""
 import ctypes, json, sys
 sys.path.insert(0, {sys.path[0]!r})
 from sklearn.base import clone
 from bench_fit import data, estimators, CRITERIA
-import dtree.splitting
 {block}
 def status_kib(key):
     with open("/proc/self/status") as f:

@@ -4,18 +4,21 @@ dtree's sweep scores at most ``dtree.splitting.BLOCK_CELLS`` (feature,
 position) cells at once (2**14 by default).  On a level of fewer positions
 than that, one block holds several features: fewer Python steps per level,
 but about ten float64 temporaries per cell.  At n = 10**3 this block is most
-of dtree's peak memory, and the fit is where the fit goal is tightest; this
-script measures the trade-off.  For each block size, criterion and depth it
-prints dtree's fit time over scikit-learn's (best of ``--repeat``, the two
-alternating, as in ``bench_fit.py``) and the peak RSS of one fit of each, by
+of dtree's peak memory, and the Python overhead that smaller blocks add
+weighs most on the fit time; this script measures the trade-off.  For each
+block size, criterion and depth it prints dtree's fit time over
+scikit-learn's (best of ``--repeat``, the two alternating, as in
+``bench_fit.py``) and the peak RSS of one fit of each, by
 ``bench_fit.peak_fit_mib`` (a fresh process, peak minus the RSS just before
 the fit, in MiB).  Before timing, it checks that every block size grows the
-same tree as the default (the block size must never change a result).
+same tree as the default (the block size must never change a result).  The
+first line names the versions and the machine (``bench_fit.environment``);
+``block_size.txt`` is a committed run.
 
 The absolute error scores its own blocks (``AbsoluteError.block_cells``),
 which this script leaves as they are.
 
-    .venv/bin/python benchmarks/block_size.py                      # n = 1e3, blocks 2^8 .. 2^14
+    .venv/bin/python benchmarks/block_size.py                      # n = 1e3, blocks 2^8, 2^11, 2^12, 2^14
     .venv/bin/python benchmarks/block_size.py --blocks 2048 16384 --criteria gini
 
 Nothing is asserted about time or memory: these are measurements to read.
@@ -28,7 +31,7 @@ import argparse
 import numpy as np
 
 import dtree.splitting
-from bench_fit import CRITERIA, best_times, data, estimators, peak_fit_mib
+from bench_fit import CRITERIA, best_times, data, environment, estimators, peak_fit_mib
 
 DEFAULT_BLOCK = dtree.splitting.BLOCK_CELLS
 
@@ -57,6 +60,10 @@ def main():
     args = parser.parse_args()
     depths = [None if d == "None" else int(d) for d in args.depths]
 
+    env = environment()
+    print(f"# n = {args.n}, {args.features} features; dtree {env['dtree_version']}, scikit-learn "
+          f"{env['sklearn_version']}, NumPy {env['numpy_version']}, Python "
+          f"{env['python_version']}; {env['machine']}")
     print(f"{'block':>7}{'criterion':>15}{'depth':>6}{'fit ratio':>10}"
           f"{'mem dtree':>11}{'mem sk':>8}{'mem ratio':>10}", flush=True)
     for criterion in args.criteria:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -21,7 +22,7 @@ from dtree._validation import (
     check_real,
     check_sample_weight,
 )
-from dtree.exceptions import InvalidParameterError, NotFittedError
+from dtree.exceptions import DataConversionWarning, InvalidParameterError, NotFittedError
 
 
 class BaseEstimator:
@@ -214,7 +215,12 @@ def feature_names_of(X):
 
 
 def check_categorical_X(X, *, estimator_name: str, allow_missing: bool = False) -> np.ndarray:
-    """Return ``X`` as a 2-D object array (a copy; the caller's data is never touched)."""
+    """Return ``X`` as a 2-D object array (a copy; the caller's data is never touched).
+
+    Values of any hashable type are categories (a complex number inside a
+    list or an object array too); an array of complex *dtype*, a sparse
+    matrix, ragged rows and a shape other than (n >= 1, d >= 1) are refused.
+    """
     check_dense(X)
     if isinstance(X, pd.DataFrame):
         array = X.to_numpy(dtype=object, copy=True)
@@ -223,6 +229,10 @@ def check_categorical_X(X, *, estimator_name: str, allow_missing: bool = False) 
             X = np.asarray(X)
             check_real(X)
         array = np.array(X, dtype=object, copy=True)
+        if array.ndim == 1 and array.size and isinstance(array[0], (list, tuple, np.ndarray)):
+            lengths = sorted({len(row) for row in array})
+            raise ValueError(f"X must be 2-D of shape (n_samples, n_features), but its rows "
+                             f"have different lengths: {lengths}")
     check_2d_shape(array.shape)
     if not allow_missing:
         missing = pd.isna(array)
@@ -241,13 +251,17 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
     With ``labels`` (classifiers), ``y`` holds class labels of any hashable
     type, none missing; float labels must be finite whole numbers (a
     classifier refuses a continuous target, as scikit-learn's do: a regression
-    target passed by mistake would otherwise make one class per value).
+    target passed by mistake would otherwise make one class per value), unless
+    ``y`` is a pandas categorical, whose categories are labels by declaration.
     Without, only the shape is checked (the regressor checks the values).
     """
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None")
     array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     if array.ndim == 2 and array.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                      "the shape of y to (n_samples,), for example using ravel().",
+                      DataConversionWarning, stacklevel=4)
         array = array.ravel()
     if array.ndim != 1:
         raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {array.shape}")
@@ -257,14 +271,21 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
         return array
     if np.any(pd.isna(array)):
         raise ValueError("y has missing values; every sample needs a class label")
-    if array.dtype.kind == "f":
-        if not np.all(np.isfinite(array)):
+    if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
+        return array              # declared categories are labels, whatever their values
+    numbers = array
+    if array.dtype.kind == "O" and all(isinstance(v, (float, np.floating)) for v in array.tolist()):
+        numbers = array.astype(np.float64)      # floats stored as objects: the same rule
+    if numbers.dtype.kind == "f":
+        if not np.all(np.isfinite(numbers)):
             raise ValueError("y contains infinity; class labels must be finite")
-        if np.any(array != np.round(array)):
+        fractional = numbers != np.round(numbers)
+        if np.any(fractional):
             raise ValueError(
                 "Unknown label type: continuous. y holds non-integer numbers such as "
-                f"{float(array[array != np.round(array)][0])!r}; a classifier needs class labels "
-                "(use DecisionTreeRegressor for a numeric target)")
+                f"{float(numbers[fractional][0])!r}; a classifier needs class labels "
+                "(use DecisionTreeRegressor for a numeric target, or pass y as a "
+                "categorical Series if these numbers are labels)")
     return array
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -102,6 +103,27 @@ def check_real(array: np.ndarray, name: str = "X") -> None:
     if array.dtype.kind == "c":
         raise ValueError(f"Complex data not supported: {name} has dtype {array.dtype}; "
                          "a tree compares real numbers")
+
+
+def as_float64(array: np.ndarray, name: str) -> np.ndarray:
+    """``array.astype(float64)`` for an array of objects or strings that should be numbers.
+
+    Raises ``ValueError`` for complex numbers (NumPy would drop their
+    imaginary parts with only a ``ComplexWarning``) and ``TypeError``, naming
+    the first offending message, for anything else that is not a number.
+    """
+    complex_error = ValueError(f"Complex data not supported: {name} holds complex numbers")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)   # NumPy complex scalars
+        try:
+            return array.astype(np.float64)
+        except np.exceptions.ComplexWarning:
+            raise complex_error from None
+        except (TypeError, ValueError) as error:
+            if any(isinstance(v, complex) for v in array.flat):   # Python complex numbers
+                raise complex_error from None
+            raise TypeError(f"{name} must be numeric ({error}), got values such as "
+                            f"{array.flat[0]!r}") from None
 
 
 def check_2d_shape(shape, name: str = "X", *, min_samples: int = 1) -> None:

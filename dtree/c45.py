@@ -439,7 +439,7 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            If ``X`` is not 2-D, is empty or complex, a numeric column holds a
+            If ``X`` is not 2-D, is empty or of complex dtype, a numeric column holds a
             string or inf, ``y`` is None, has the wrong length or missing
             labels, or is continuous or infinite (float labels must be whole
             numbers), or ``sample_weight`` is invalid;
@@ -447,6 +447,10 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
             parameter.
         TypeError
             If ``X`` is sparse.
+        Warns
+        -----
+        DataConversionWarning
+            If ``y`` is a column vector of shape (n_samples, 1) (it is read as 1-D).
         """
         max_depth, min_leaf = self._check_params()
         names = feature_names_of(X)
@@ -504,7 +508,7 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
             If called before ``fit``.
         ValueError
             If ``X`` has another number of features or other feature names
-            than in ``fit``, is complex, or a numeric column holds a
+            than in ``fit``, is of complex dtype, or a numeric column holds a
             non-number or inf.
         TypeError
             If ``X`` is sparse.

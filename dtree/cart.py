@@ -44,6 +44,7 @@ from dtree._base import (
     feature_names_of,
 )
 from dtree._validation import (
+    as_float64,
     check_2d_shape,
     check_dense,
     check_n_features,
@@ -60,15 +61,13 @@ from dtree.tree import TreeArrays
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
 
-def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
-    """``X`` as a float array of shape (n_samples, n_features), its values float32's.
+def _numeric_array(X, name="X", *, min_samples=1) -> np.ndarray:
+    """``X`` as a real NumPy array of shape (n_samples, n_features), of bool, int or float dtype.
 
-    A float32 or float64 NumPy array is returned as it is (no copy: the tree
-    reads ``float32(X[i, f])``, the value scikit-learn's float32 copy of X
-    holds); anything else is converted once to float32, feature-major.
-    Strings, infinite values and values beyond float32's range are rejected;
-    NaN (a missing value) is kept, unless ``missing_error`` is given: then NaN
-    raises ``ValueError`` with that reason appended.
+    The caller's array itself where it is one (no copy), else a float64
+    array.  Refuses sparse matrices and non-numeric values (``TypeError``),
+    complex numbers and shapes other than (n >= ``min_samples``, d >= 1)
+    (``ValueError``).  Shared by fit and predict, which then check the values.
     """
     check_dense(X, name)
     if isinstance(X, pd.DataFrame):
@@ -79,19 +78,33 @@ def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
                 f"{name} must be numeric; column(s) {non_numeric[:5]} are not "
                 "(encode categories as numbers, or use ID3Classifier / C45Classifier)"
             )
+        complex_columns = [c for c, t in X.dtypes.items() if pd.api.types.is_complex_dtype(t)]
+        if complex_columns:
+            raise ValueError(f"Complex data not supported: {name} column(s) "
+                             f"{complex_columns[:5]} are complex")
         array = X.to_numpy(dtype=np.float64)
     else:
         array = np.asarray(X)
         check_real(array, name)
         if array.dtype.kind in "OUS":
-            try:
-                array = array.astype(np.float64)
-            except (TypeError, ValueError) as error:
-                raise TypeError(f"{name} must be numeric ({error}), got values such as "
-                                f"{array.flat[0]!r}") from None
+            array = as_float64(array, name)
         elif array.dtype.kind not in "biuf":
             raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
-    check_2d_shape(array.shape, name)
+    check_2d_shape(array.shape, name, min_samples=min_samples)
+    return array
+
+
+def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
+    """``X`` as a float array of shape (n_samples, n_features), its values float32's.
+
+    A float32 or float64 NumPy array is returned as it is (no copy: the tree
+    reads ``float32(X[i, f])``, the value scikit-learn's float32 copy of X
+    holds); anything else is converted once to float32, feature-major.
+    Strings, infinite values and values beyond float32's range are rejected;
+    NaN (a missing value) is kept, unless ``missing_error`` is given: then NaN
+    raises ``ValueError`` with that reason appended.
+    """
+    array = _numeric_array(X, name)
     if array.dtype.kind != "f":     # integers and booleans: always finite
         return np.ascontiguousarray(array.T, dtype=np.float32).T
     with np.errstate(over="ignore", invalid="ignore"):
@@ -288,18 +301,7 @@ class _BaseDecisionTree(BaseEstimator):
             raise ValueError(
                 f"The feature names of X {list(names)} differ from those seen in fit "
                 f"{list(fitted_names)} (names and order must match)")
-        if isinstance(X, pd.DataFrame):
-            array = X.to_numpy(dtype=np.float64)
-        else:
-            check_dense(X)
-            array = np.asarray(X)
-            check_real(array)
-            if array.dtype.kind not in "biuf":
-                try:
-                    array = array.astype(np.float64)
-                except (TypeError, ValueError) as error:
-                    raise TypeError(f"X must be numeric ({error})") from None
-        check_2d_shape(array.shape, min_samples=0)
+        array = _numeric_array(X, min_samples=0)
         check_n_features(array.shape[1], self)
         with np.errstate(over="ignore", invalid="ignore"):
             X32 = array.astype(np.float32)   # beyond float32's range: inf, refused below
@@ -580,6 +582,10 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             invalid parameter.
         TypeError
             For non-numeric or sparse ``X``.
+        Warns
+        -----
+        DataConversionWarning
+            If ``y`` is a column vector of shape (n_samples, 1) (it is read as 1-D).
         """
         return self._fit(X, y, sample_weight)
 
@@ -666,10 +672,7 @@ class DecisionTreeRegressor(_BaseDecisionTree):
     def _encode_target(self, y, n_samples, criterion):
         array = check_target(y, n_samples, labels=False)
         check_real(array, "y")
-        try:
-            array = array.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError("y must be numeric for a regression tree") from None
+        array = as_float64(array, "y")
         if not np.all(np.isfinite(array)):
             raise ValueError("y must be finite (no NaN or inf)")
         return array
@@ -702,6 +705,10 @@ class DecisionTreeRegressor(_BaseDecisionTree):
             number per sample); also for a non-finite or complex ``y``, a
             negative ``y`` with ``criterion="poisson"``, or NaN in ``X`` with
             ``criterion="absolute_error"``.
+        Warns
+        -----
+        DataConversionWarning
+            If ``y`` is a column vector of shape (n_samples, 1) (it is read as 1-D).
         """
         return self._fit(X, y, sample_weight)
 

@@ -144,13 +144,17 @@ class ID3Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            If ``X`` is not 2-D, is empty, complex or has missing values; if
+            If ``X`` is not 2-D, is empty, of complex dtype or has missing values; if
             ``y`` is None, has the wrong length or missing labels, or is
             continuous or infinite (float labels must be whole numbers); if
             ``sample_weight`` is invalid; or (``InvalidParameterError``) if a
             parameter is invalid.
         TypeError
             If ``X`` is sparse.
+        Warns
+        -----
+        DataConversionWarning
+            If ``y`` is a column vector of shape (n_samples, 1) (it is read as 1-D).
         """
         max_depth = check_int_param(self.max_depth, "max_depth", low=1, allow_none=True)
         min_decrease = check_float_param(self.min_impurity_decrease, "min_impurity_decrease")
@@ -233,7 +237,7 @@ class ID3Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
             If called before ``fit``.
         ValueError
             If ``X`` has another number of features, or other feature names,
-            than in ``fit``, or has missing values, or is complex.
+            than in ``fit``, or has missing values, or is of complex dtype.
         TypeError
             If ``X`` is sparse.
         """

@@ -223,3 +223,46 @@ def test_regressor_refuses_a_complex_target():
     X, y = data_for(DecisionTreeRegressor)
     with pytest.raises(ValueError, match="Complex data not supported: y"):
         DecisionTreeRegressor().fit(X, y + 1j)
+
+
+@pytest.mark.parametrize("cls", [c for c in ESTIMATORS if c is not DecisionTreeRegressor])
+def test_continuous_labels_in_other_containers(cls):
+    X, _ = data_for(cls)
+    halves = np.arange(len(X)) % 2 / 2 + 0.25                    # 0.25, 0.75, ...
+    with pytest.raises(ValueError, match="continuous"):
+        cls().fit(X, halves.astype(object))                   # floats stored as objects
+    declared = pd.Series(halves).astype("category")            # labels by declaration
+    assert list(cls().fit(X, declared).classes_) == [0.25, 0.75]
+
+
+@pytest.mark.parametrize("cls", [DecisionTreeClassifier, DecisionTreeRegressor])
+def test_cart_never_drops_imaginary_parts_or_accepts_dates(cls):
+    X, y = data_for(cls)
+    with pytest.raises(ValueError, match=r"Complex data not supported: X column\(s\) \['a'\]"):
+        cls().fit(X.assign(a=X["a"] + 1j), y)
+    est = cls().fit(X, y)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        est.predict(X.assign(a=X["a"] + 1j))
+    with pytest.raises(ValueError, match="Complex data not supported: X holds complex"):
+        est.predict(np.array(list(X.to_numpy() + 1j), dtype=object))   # complex objects
+    with pytest.raises(TypeError, match="must be numeric, got dtype datetime64"):
+        est.predict(X.to_numpy().astype("datetime64[D]"))       # fit and predict agree
+    if cls is DecisionTreeRegressor:
+        with pytest.raises(ValueError, match="Complex data not supported: y holds complex"):
+            cls().fit(X, np.array(list(y + 1j), dtype=object))
+
+
+@pytest.mark.parametrize("cls", [ID3Classifier, C45Classifier])
+def test_ragged_rows_are_named(cls):
+    with pytest.raises(ValueError, match=r"rows have different lengths: \[1, 2\]"):
+        cls().fit([["x", "u"], ["y"]], ["p", "q"])
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_a_column_vector_y_warns_and_is_read_as_1d(cls):
+    from dtree.exceptions import DataConversionWarning
+
+    X, y = data_for(cls)
+    with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
+        column = cls().fit(X, np.asarray(y)[:, None])
+    np.testing.assert_array_equal(column.predict(X), cls().fit(X, y).predict(X))

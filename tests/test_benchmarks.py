@@ -115,13 +115,14 @@ def test_committed_results_cover_the_grid_once():
 def test_block_size_prints_a_row_per_block_and_setting(tmp_path):
     # block_size.py first checks that every block size grows the default's tree
     # (it exits with an error otherwise), then times it and measures its memory.
-    out = run_bench("--n", "300", "--blocks", "256", "4096", "--criteria", "entropy",
+    out = run_bench("--n", "1000", "--blocks", "256", "16384", "--criteria", "entropy",
                     "--depths", "3", "--repeat", "1", cwd=tmp_path, script="block_size.py")
-    header, *rows = out.splitlines()
+    environment, header, *rows = out.splitlines()
+    assert environment.startswith("# n = 1000, 20 features; dtree ")
     assert header.split() == ["block", "criterion", "depth", "fit", "ratio", "mem", "dtree",
                               "mem", "sk", "mem", "ratio"]
     assert [row.split()[:3] for row in rows] == [["256", "entropy", "3"],
-                                                 ["4096", "entropy", "3"]]
+                                                 ["16384", "entropy", "3"]]
     for row in rows:
         fit_ratio, mem_ours, mem_theirs, mem_ratio = row.split()[3:]
         assert float(fit_ratio) > 0
@@ -131,3 +132,7 @@ def test_block_size_prints_a_row_per_block_and_setting(tmp_path):
         low = (ours - 0.005) / max(theirs + 0.005, 0.1)
         high = (ours + 0.005) / max(theirs - 0.005, 0.1)
         assert low - 0.005 <= float(mem_ratio) <= high + 0.005
+    # the block size takes effect in the measuring process: at n = 10^3, one
+    # block of 2^14 cells (about ten float64 temporaries each) is over 1 MiB
+    small, large = (float(row.split()[4].rstrip("M")) for row in rows)
+    assert large > small + 0.5
