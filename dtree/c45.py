@@ -447,6 +447,7 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
             parameter.
         TypeError
             If ``X`` is sparse.
+
         Warns
         -----
         DataConversionWarning

@@ -582,6 +582,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             invalid parameter.
         TypeError
             For non-numeric or sparse ``X``.
+
         Warns
         -----
         DataConversionWarning
@@ -705,6 +706,7 @@ class DecisionTreeRegressor(_BaseDecisionTree):
             number per sample); also for a non-finite or complex ``y``, a
             negative ``y`` with ``criterion="poisson"``, or NaN in ``X`` with
             ``criterion="absolute_error"``.
+
         Warns
         -----
         DataConversionWarning

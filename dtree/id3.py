@@ -151,6 +151,7 @@ class ID3Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
             parameter is invalid.
         TypeError
             If ``X`` is sparse.
+
         Warns
         -----
         DataConversionWarning
