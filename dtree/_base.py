@@ -274,7 +274,8 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
     if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
         return array              # declared categories are labels, whatever their values
     numbers = array
-    if array.dtype.kind == "O" and all(isinstance(v, (float, np.floating)) for v in array.tolist()):
+    if array.dtype.kind == "O" and all(isinstance(v, (float, np.floating))
+                                       for v in array.tolist()):
         numbers = array.astype(np.float64)      # floats stored as objects: the same rule
     if numbers.dtype.kind == "f":
         if not np.all(np.isfinite(numbers)):

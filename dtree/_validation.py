@@ -99,7 +99,7 @@ def check_dense(X, name: str = "X") -> None:
 
 
 def check_real(array: np.ndarray, name: str = "X") -> None:
-    """Raise ``ValueError`` if ``array`` holds complex numbers (never drop their imaginary parts)."""
+    """Raise ``ValueError`` for an array of complex dtype (never drop imaginary parts)."""
     if array.dtype.kind == "c":
         raise ValueError(f"Complex data not supported: {name} has dtype {array.dtype}; "
                          "a tree compares real numbers")
