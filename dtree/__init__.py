@@ -8,7 +8,7 @@ estimators at the top level, and text / Graphviz renderings in
 
 from dtree.c45 import C45Classifier
 from dtree.cart import DecisionTreeClassifier, DecisionTreeRegressor
-from dtree.exceptions import InvalidParameterError, NotFittedError
+from dtree.exceptions import DataConversionWarning, InvalidParameterError, NotFittedError
 from dtree.export import export_graphviz, export_rules, export_text, export_trace
 from dtree.id3 import ID3Classifier
 from dtree.plotting import plot_tree
@@ -27,5 +27,6 @@ __all__ = [
     "plot_tree",
     "NotFittedError",
     "InvalidParameterError",
+    "DataConversionWarning",
     "__version__",
 ]
