@@ -105,6 +105,10 @@ def check_real(array: np.ndarray, name: str = "X") -> None:
                          "a tree compares real numbers")
 
 
+# numpy.exceptions appeared in NumPy 1.25; pyproject allows 1.24, where the class is top-level
+_ComplexWarning = getattr(getattr(np, "exceptions", np), "ComplexWarning")
+
+
 def as_float64(array: np.ndarray, name: str) -> np.ndarray:
     """``array.astype(float64)`` for an array of objects or strings that should be numbers.
 
@@ -114,10 +118,10 @@ def as_float64(array: np.ndarray, name: str) -> np.ndarray:
     """
     complex_error = ValueError(f"Complex data not supported: {name} holds complex numbers")
     with warnings.catch_warnings():
-        warnings.simplefilter("error", np.exceptions.ComplexWarning)   # NumPy complex scalars
+        warnings.simplefilter("error", _ComplexWarning)   # NumPy complex scalars
         try:
             return array.astype(np.float64)
-        except np.exceptions.ComplexWarning:
+        except _ComplexWarning:
             raise complex_error from None
         except (TypeError, ValueError) as error:
             if any(isinstance(v, complex) for v in array.flat):   # Python complex numbers
