@@ -8,11 +8,16 @@
 #   make student-book   the student edition (no solutions) into _build/student
 #   make homework       student notebooks and autograders into _build/homework
 #   make grade HW=gain SUBMISSIONS=folder [SCORES=scores.csv] [TIMEOUT=seconds]
+#   make venv    .venv with everything: the book, the tests and the CI tools
 #   make clean   remove build output (make distclean also removes .venv)
 #
-# `book` and `test` create .venv from requirements.txt when it is missing or
-# older than requirements.txt / pyproject.toml, install dtree editable, and make
-# sure Graphviz's `dot` is on PATH.
+# Every target creates .venv when it is missing and installs the book's pins
+# (requirements.txt) and dtree (editable); those that run notebooks make sure
+# Graphviz's `dot` is on PATH.  The reader's targets (book, lab, notebooks,
+# student-book) install nothing more; the others (test*, browser-test,
+# linkcheck, homework, grade) add the test and CI tools of
+# tests/requirements.txt.  Each install is redone when its requirements file
+# or pyproject.toml is newer than it.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -21,7 +26,10 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# What is installed: the book's pins and dtree, then the test tools on top.
+BOOK_STAMP := $(VENV)/.installed-book
+TEST_STAMP := $(VENV)/.installed-test
+PIP    := $(BIN)/python -m pip --disable-pip-version-check
 # Notebook kernels are started as `python`: put the venv first on PATH so that
 # they run with the pinned packages and the editable dtree.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
@@ -32,11 +40,11 @@ NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize
   student-book homework grade
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
-venv: $(STAMP)
+venv: $(TEST_STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(BOOK_STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; v = sys.version_info[:2]; ok = (3, 10) <= v <= (3, 13); \
 	  print(f"Python {v[0]}.{v[1]} found; the pinned requirements need Python 3.10-3.13 " \
 	        "(run e.g. make PYTHON=python3.12 ...)", file=sys.stderr) if not ok else None; \
@@ -50,10 +58,16 @@ $(STAMP): requirements.txt pyproject.toml
 	      echo "Cannot create a virtual environment: install Python's venv module (Debian/Ubuntu: sudo apt-get install python3-venv)" >&2; exit 1; \
 	    fi; }; \
 	fi
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-	@touch $(STAMP)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -r requirements.txt
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	@touch $(BOOK_STAMP)
+
+# Both files in one call, so that pip checks the test tools against the
+# book's pins (and keeps those).
+$(TEST_STAMP): $(BOOK_STAMP) tests/requirements.txt
+	$(PIP) install --quiet -r requirements.txt -r tests/requirements.txt
+	@touch $(TEST_STAMP)
 
 dot:
 	@command -v dot >/dev/null 2>&1 || { \
@@ -65,24 +79,24 @@ dot:
 	    exit 1; \
 	  fi; }
 
-book: $(STAMP) dot
+book: $(BOOK_STAMP) dot
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
 	@echo "The book is in _build/html/index.html"
 
 test: test-unit test-notebooks
 
-test-unit: $(STAMP) dot
+test-unit: $(TEST_STAMP) dot
 	$(BIN)/python -m pytest tests dtree --doctest-modules -q
 
 # book/homework holds otter-assign master notebooks: tests/test_homework.py
 # checks them (otter assign runs every check against the reference solution).
-test-notebooks: $(STAMP) dot
+test-notebooks: $(TEST_STAMP) dot
 	$(BIN)/python -m pytest $(NBVAL_FLAGS) book --ignore=book/homework -q
 
 # The student edition: the book without the Solutions part and without the
 # links to it, from the committed notebook outputs (which `make test` checks
 # against a fresh run); book/_ext/student_edition.py writes its config and toc.
-student-book: $(STAMP) dot
+student-book: $(BOOK_STAMP) dot
 	$(BIN)/python book/_ext/student_edition.py _build/student
 	$(BIN)/jupyter-book build . --config _build/student/_config.yml --toc _build/student/_toc.yml \
 	  --path-output _build/student --builder html -W -n --keep-going
@@ -91,12 +105,12 @@ student-book: $(STAMP) dot
 
 # Homework (book/homework, otter-grader): `make homework` writes the notebooks
 # to hand out and the autograders; `make grade` grades a folder of submissions.
-homework: $(STAMP)
+homework: $(TEST_STAMP)
 	$(BIN)/python book/homework/homework.py assign --out _build/homework
 
 SCORES  ?= scores.csv
 TIMEOUT ?=
-grade: $(STAMP)
+grade: $(TEST_STAMP)
 	@test -n "$(HW)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade HW=<homework name> SUBMISSIONS=<folder of .ipynb> [SCORES=scores.csv] [TIMEOUT=seconds]" >&2; exit 2; }
 	$(BIN)/python book/homework/homework.py grade "$(HW)" "$(SUBMISSIONS)" --out "$(SCORES)" $(if $(TIMEOUT),--timeout "$(TIMEOUT)")
 
@@ -108,7 +122,7 @@ grade: $(STAMP)
 # Tests the existing _build/html: run `make book` first.
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
-browser-test: $(STAMP) dot chromium
+browser-test: $(TEST_STAMP) dot chromium
 	@test -f _build/html/index.html || { echo "make browser-test tests the built book, and _build/html has none: run 'make book' first." >&2; exit 1; }
 	$(BIN)/python -m pytest tests/browser -q --book-html _build/html --screenshots _build/screenshots
 	@echo "Screenshots of every page are in _build/screenshots"
@@ -126,7 +140,7 @@ chromium:
 # External references (Sphinx's linkcheck builder, report in
 # _build/linkcheck/output.txt). Offline, it says so and succeeds.
 LINKCHECK_PROBE ?= doi.org
-linkcheck: $(STAMP) dot
+linkcheck: $(TEST_STAMP) dot
 	@if ! $(BIN)/python -c 'import socket, sys; socket.create_connection((sys.argv[1], 443), timeout=5).close()' $(LINKCHECK_PROBE) 2>/dev/null; then \
 	  echo "linkcheck skipped: no network (cannot reach $(LINKCHECK_PROBE):443)"; \
 	else \
@@ -136,19 +150,20 @@ linkcheck: $(STAMP) dot
 # Re-execute every notebook in place and store its outputs (for authors: run
 # after changing dtree or a notebook, review the diff, commit).
 NB ?= $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -not -path '*/_build/*' | sort)
-notebooks: $(STAMP) dot
+notebooks: $(BOOK_STAMP) dot
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	  --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 $(NB)
 
-lab: $(STAMP) dot
-	$(BIN)/jupyter lab --notebook-dir=book
+# JupyterLab refuses to start as root unless told: pass --allow-root then.
+lab: $(BOOK_STAMP) dot
+	$(BIN)/jupyter lab --notebook-dir=book $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf $(VENV) *.egg-info
+	rm -rf $(VENV) *.egg-info build
 
 # MathJax 3 is vendored in book/_static/mathjax, so that the book typesets its
 # formulas with no network (mathjax_path in _config.yml).  `make mathjax`

