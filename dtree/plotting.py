@@ -3,11 +3,15 @@
 Figures have an opaque white background with dark ink and a colour-blind-safe
 palette (Okabe & Ito), so they read the same on the light and the dark theme of
 the HTML book.  ``plot_tree`` draws a fitted tree with matplotlib alone (no
-Graphviz).  Matplotlib is imported only when a function here is called.
+Graphviz).  Matplotlib is imported only when a function here is called; it is
+not a dependency of dtree itself but of its ``plot`` extra
+(``pip install 'dtree[plot]'``), and a function called without it raises a
+``ModuleNotFoundError`` that says so.
 """
 
 from __future__ import annotations
 
+import importlib
 import numbers
 from dataclasses import dataclass
 
@@ -26,12 +30,56 @@ BOOK_COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
                "#F0E442", "#000000"]
 
 
+def _import_optional(module: str, caller: str, extra: str = "plot"):
+    """Import ``module`` for ``caller``, naming dtree's extra that installs it.
+
+    Parameters
+    ----------
+    module : str
+        The module to import (e.g. ``"matplotlib.pyplot"``).
+    caller : str
+        The public function that needs it, for the message.
+    extra : str, default="plot"
+        The extra of dtree that installs the module's package.
+
+    Returns
+    -------
+    module
+        The imported module.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        If the package of ``module`` is not installed, with a message naming
+        ``caller``, the package and ``pip install 'dtree[<extra>]'``.  A
+        module missing *inside* an installed package (a broken install) is
+        re-raised unchanged.
+    """
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        package = module.partition(".")[0]
+        if error.name is None or error.name.partition(".")[0] != package:
+            raise
+        raise ModuleNotFoundError(
+            f"{caller} needs {package}, which is not installed: "
+            f"pip install 'dtree[{extra}]'",
+            name=error.name,
+        ) from error
+
+
 def use_book_style() -> None:
     """Set matplotlib's rcParams to the book's style (idempotent).
 
     White, opaque figure and axes backgrounds; black text; the Okabe-Ito
     colour cycle; a fixed size and resolution so that figures are identical
     from run to run.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        If matplotlib (or its dependency cycler) is not installed; the message
+        names the extra that installs it: ``pip install 'dtree[plot]'``.
 
     Examples
     --------
@@ -40,8 +88,8 @@ def use_book_style() -> None:
     >>> mpl.rcParams["figure.facecolor"]
     'white'
     """
-    import matplotlib as mpl
-    from cycler import cycler
+    mpl = _import_optional("matplotlib", "use_book_style")
+    cycler = _import_optional("cycler", "use_book_style").cycler
 
     mpl.rcParams.update({
         "figure.figsize": (6.4, 4.0),
@@ -311,6 +359,9 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
         If ``feature_names`` or ``class_names`` has the wrong length;
         ``InvalidParameterError`` (a ValueError) if ``max_depth``,
         ``label``, ``precision``, ``fontsize``, a flag or ``ax`` is invalid.
+    ModuleNotFoundError
+        If matplotlib is not installed; the message names the extra that
+        installs it: ``pip install 'dtree[plot]'``.
 
     See Also
     --------
@@ -358,13 +409,11 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
                 f"class_names must be None, True or a sequence of str, got {class_names!r}")
         feature_names, class_names = _names(estimator, feature_names, class_names)
 
-    import matplotlib as mpl
-    from matplotlib.axes import Axes
+    mpl = _import_optional("matplotlib", "plot_tree")
+    Axes = _import_optional("matplotlib.axes", "plot_tree").Axes
 
     if ax is None:
-        import matplotlib.pyplot as plt
-
-        ax = plt.gca()
+        ax = _import_optional("matplotlib.pyplot", "plot_tree").gca()
     elif not isinstance(ax, Axes):
         raise InvalidParameterError(f"ax must be a matplotlib Axes or None, got {ax!r}")
     ax.clear()
