@@ -1,0 +1,36 @@
+"""nbval on the book's notebooks compares floats at a stated precision.
+
+``make test`` re-runs every notebook and compares each code cell's outputs
+with the committed ones (nbval). The last one or two digits of a float depend
+on the order of a sum, which depends on the CPU's vector width; a notebook
+stored on one machine would then fail on another for no reason. So every
+text output, committed and fresh, passes through
+:func:`dtree.book.stated_precision_text` after the project's sanitize
+patterns (``.nbval-sanitize.cfg``): floats printed with more than
+:data:`dtree.book.SIGNIFICANT_DIGITS` (12) significant digits are compared at
+12. Values that the prose quotes are already stored at 12 digits by
+:func:`dtree.book.glue`. ``tests/test_book_precision.py`` shows that a
+last-bit change passes and a change in the 9th digit fails.
+"""
+
+from __future__ import annotations
+
+from dtree.book import stated_precision_text
+
+
+def pytest_configure(config):
+    try:
+        from nbval.plugin import IPyNbCell
+    except ImportError:  # nbval not installed: nothing to adjust
+        return
+    if getattr(IPyNbCell.sanitize, "_stated_precision", False):
+        return
+    sanitize = IPyNbCell.sanitize
+
+    def sanitize_at_stated_precision(self, s):
+        s = sanitize(self, s)
+        return stated_precision_text(s) if isinstance(s, str) else s
+
+    sanitize_at_stated_precision._stated_precision = True
+    IPyNbCell.sanitize = sanitize_at_stated_precision
+

@@ -1,0 +1,228 @@
+"""Numbers quoted in the book's prose: record them in code, show them in Markdown.
+
+The book's chapters compute every number their prose quotes. A code cell
+records a value under a name with :func:`glue`; a Markdown cell shows it with
+MyST's inline ``{eval}`` role and :func:`glued`::
+
+    glue("gain_outlook", gain, display=False)          # code cell
+
+    The gain of outlook is {eval}`glued("gain_outlook", ".3f")` bits.
+
+Both places a reader meets a chapter render that role: the HTML book (MyST-NB
+evaluates it in the chapter's kernel while it executes the notebook) and
+JupyterLab with the ``jupyterlab-myst`` renderer (the kernel evaluates it when
+the Markdown cell is run, e.g. by Run All). MyST-NB's own ``{glue}`` role
+renders only in the HTML book.
+
+Every recorded value is also written into the code cell's outputs, as a
+hidden record at :data:`SIGNIFICANT_DIGITS` significant digits, so that
+nbval's comparison of a fresh run with the committed notebook regression-tests
+each quoted number without failing on the last bits of a float, which depend
+on the CPU's vector width.
+
+This module needs only IPython (present in every Jupyter kernel) and imports
+it when :func:`glue` first displays a record.
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+from typing import Any
+
+__all__ = ["SIGNIFICANT_DIGITS", "glue", "glued", "stated_precision", "stated_precision_text"]
+
+#: Significant digits at which a recorded float is stored in a notebook's
+#: outputs (and at which nbval compares the floats it prints; see
+#: ``book/conftest.py``). A float has 15-17; its last one or two depend on the
+#: order of a sum, so 12 leaves a margin of three digits either way.
+SIGNIFICANT_DIGITS = 12
+
+# The MIME prefix of MyST-NB's hidden glue records (papermill/scrapbook
+# convention): neither JupyterLab nor the HTML book displays such an output.
+_RECORD_PREFIX = "application/papermill.record/"
+
+_values: dict[str, Any] = {}
+
+
+def stated_precision(value: Any, digits: int = SIGNIFICANT_DIGITS) -> str:
+    """Text of `value` with every float at `digits` significant digits.
+
+    Parameters
+    ----------
+    value : object
+        A number (Python or NumPy), a string, or any object.
+    digits : int, default SIGNIFICANT_DIGITS
+        Significant digits of a float, at least 1.
+
+    Returns
+    -------
+    str
+        ``format(value, f".{digits}g")`` for a real non-integral number (NumPy
+        floats included); the digits of an integer (NumPy's too); ``repr`` of
+        a string, a bool and anything else.
+
+    Raises
+    ------
+    ValueError
+        If `digits` is not a positive integer.
+
+    Examples
+    --------
+    >>> stated_precision(0.029222565658954647)
+    '0.029222565659'
+    >>> stated_precision(0.029222565658954536)
+    '0.029222565659'
+    >>> stated_precision(3), stated_precision("outlook")
+    ('3', "'outlook'")
+    """
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
+        raise ValueError(f"digits must be a positive integer, got {digits!r}")
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))  # NumPy integers too (their repr is "np.int64(3)")
+    if isinstance(value, numbers.Real):
+        return format(float(value), f".{int(digits)}g")
+    if isinstance(value, str):
+        return repr(str(value))  # NumPy strings too
+    return repr(value)
+
+
+# A decimal float literal in printed text: digits, a point, digits, an optional
+# exponent, not part of a longer word, dotted version or number.
+_FLOAT = re.compile(r"(?<![\w.])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def stated_precision_text(text: str, digits: int = SIGNIFICANT_DIGITS) -> str:
+    """`text` with every float literal of more than `digits` significant digits rounded.
+
+    The comparison nbval makes between a notebook's committed outputs and a
+    fresh run applies this to both (``book/conftest.py``): a difference in the
+    last bits of a printed float (the CPU's summation order) then passes,
+    while a change in an earlier digit still fails.
+
+    Parameters
+    ----------
+    text : str
+        Printed output.
+    digits : int, default SIGNIFICANT_DIGITS
+        Significant digits kept, at least 1.
+
+    Returns
+    -------
+    str
+        `text` with each literal such as ``0.15648355747948203`` replaced by
+        ``format(float(literal), f".{digits}g")``; shorter literals, integers
+        and everything else unchanged.
+
+    Raises
+    ------
+    ValueError
+        If `digits` is not a positive integer.
+
+    Examples
+    --------
+    >>> stated_precision_text("gain 0.15648355747948203, n = 14, p = 0.25")
+    'gain 0.156483557479, n = 14, p = 0.25'
+    >>> (stated_precision_text("0.15648355747948203")
+    ...  == stated_precision_text("0.15648355747948206"))
+    True
+    >>> (stated_precision_text("0.15648355747948203")
+    ...  == stated_precision_text("0.15648355847948203"))
+    False
+    """
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
+        raise ValueError(f"digits must be a positive integer, got {digits!r}")
+
+    def shorten(match: re.Match) -> str:
+        literal = match.group(0)
+        mantissa = literal.lstrip("+-").split("e")[0].split("E")[0]
+        significant = mantissa.replace(".", "").lstrip("0")
+        if len(significant) <= digits:
+            return literal
+        return format(float(literal), f".{int(digits)}g")
+
+    return _FLOAT.sub(shorten, text)
+
+
+def glue(name: str, value: Any, display: bool = False) -> None:
+    """Record `value` under `name` for the prose to quote with :func:`glued`.
+
+    Same call as MyST-NB's ``glue``; the prose reads the value back with
+    ``{eval}`glued(name, format_spec)``` instead of ``{glue:text}``.
+
+    Parameters
+    ----------
+    name : str
+        The key the prose uses: letters, digits and underscores.
+    value : object
+        The value, kept as it is (formatting happens in :func:`glued`).
+    display : bool, default False
+        Also display `value` as the cell's visible output.
+
+    Raises
+    ------
+    ValueError
+        If `name` is not a non-empty string of letters, digits and
+        underscores.
+
+    Notes
+    -----
+    The cell's outputs receive a hidden record of the value at
+    :data:`SIGNIFICANT_DIGITS` significant digits (see
+    :func:`stated_precision`); notebook regression tests compare it.
+    Re-gluing a name replaces its value.
+    """
+    if not isinstance(name, str) or not name or not name.replace("_", "a").isalnum():
+        raise ValueError(
+            f"name must be a non-empty string of letters, digits and underscores, got {name!r}"
+        )
+    _values[name] = value
+    from IPython.display import display as ipy_display
+
+    if display:
+        ipy_display(value)
+    ipy_display(
+        {_RECORD_PREFIX + "text/plain": stated_precision(value)},
+        raw=True,
+        metadata={"scrapbook": {"name": name, "mime_prefix": _RECORD_PREFIX}},
+    )
+
+
+def glued(name: str, format_spec: str = "") -> str:
+    """The value recorded under `name`, formatted for the prose.
+
+    Parameters
+    ----------
+    name : str
+        A name recorded earlier in the session by :func:`glue`.
+    format_spec : str, default ""
+        A format specification as in :func:`format` (``".3f"``, ``".1%"``,
+        ``","``); empty gives ``str(value)``.
+
+    Returns
+    -------
+    str
+        ``format(value, format_spec)``.
+
+    Raises
+    ------
+    KeyError
+        If nothing was glued under `name` (for instance, the cell that
+        computes it has not run yet).
+
+    Examples
+    --------
+    >>> from dtree.book import glue, glued
+    >>> glue("n_rows", 14)  # doctest: +SKIP
+    >>> glued("n_rows")  # doctest: +SKIP
+    '14'
+    """
+    try:
+        value = _values[name]
+    except KeyError:
+        raise KeyError(
+            f"nothing is glued under name {name!r}: run the cell that computes it first"
+        ) from None
+    return format(value, format_spec)
