@@ -9,8 +9,9 @@ The configuration is the book's ``_config.yml`` with three changes: the
 ``dtree_edition`` setting that ``dtree_book.py`` reads (no "Solution" links
 under exercises, the ``student_edition`` tag for ``{only}`` blocks, and a
 build error if a solution is read), the Solutions folder, the instructor guide and
-the homework masters excluded, and notebooks not executed: their committed outputs are
-the ones ``make test`` checks against a fresh run. The table of contents is
+the homework masters excluded. Its notebooks are executed as the book's are
+("inline"), because the prose's quoted numbers (``{eval}`` roles) are evaluated
+in each chapter's kernel. The table of contents is
 ``_toc.yml`` without its Solutions part and the instructor guide.
 """
 
@@ -32,7 +33,6 @@ def write_config(out):
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config["title"] += " (student edition)"
     config["exclude_patterns"] += ["book/solutions", "book/homework", *(page + ".*" for page in INSTRUCTOR_PAGES)]
-    config["execute"]["execute_notebooks"] = "off"
     sphinx = config["sphinx"]
     # Jupyter Book reads local extension paths relative to the config file.
     sphinx["local_extensions"] = {name: str(ROOT / path) for name, path in sphinx["local_extensions"].items()}
