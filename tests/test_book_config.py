@@ -6,6 +6,7 @@ build (tests/browser checks the built HTML).
 """
 
 import importlib
+import json
 import re
 import sys
 from pathlib import Path
@@ -84,10 +85,72 @@ def test_the_repository_url_is_named_once():
     assert launch["binderhub_url"] == "https://mybinder.org"
     assert launch["colab_url"] == "https://colab.research.google.com"
     assert launch["notebook_interface"] == "jupyterlab"
-    # No page hard-codes it.
+    # No page hard-codes it, except in each chapter's install cell, which
+    # book/_ext/install_cell.py writes from _config.yml (checked below).
     for page in BOOK.rglob("*"):
         if page.suffix in {".md", ".ipynb", ".rst", ".html"} and "_build" not in page.parts:
-            assert url not in page.read_text(encoding="utf-8"), page
+            text = page.read_text(encoding="utf-8")
+            if page.suffix == ".ipynb":
+                cells = json.loads(text)["cells"]
+                text = json.dumps([c for c in cells if c.get("id") != "install-dtree"])
+            assert url not in text, page
+
+
+def test_every_chapter_starts_by_installing_dtree_where_it_is_missing():
+    """The install cell (first code cell of every chapter) is up to date with
+    _config.yml's repository, installs only when ``import dtree`` fails, and is
+    hidden in the HTML book."""
+    sys.path.insert(0, str(BOOK / "_ext"))
+    try:
+        import install_cell
+    finally:
+        sys.path.pop(0)
+    assert install_cell.main(["--check"]) == 0, "run: python book/_ext/install_cell.py"
+    chapters = install_cell.chapters()
+    assert len(chapters) >= 25
+    url, branch = install_cell.repository()
+    for path in chapters:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        first = next(c for c in cells if c["cell_type"] == "code")
+        source = "".join(first["source"])
+        assert first["id"] == "install-dtree" and "remove-cell" in first["metadata"]["tags"]
+        assert "except ModuleNotFoundError:\n    %pip install" in source
+        assert f'"dtree[notebooks] @ git+{url}@{branch}"' in source
+        assert first.get("outputs", []) == [], f"{path}: the install cell printed something"
+
+
+BUILD_ONLY = re.compile(
+    r"^\s*(?:from|import)\s+(myst_nb|myst_parser|sphinx\w*|jupyter_book|nbval|pytest|"
+    r"hypothesis|playwright|otter)\b", re.MULTILINE)
+
+
+def test_chapters_import_no_build_or_test_tool():
+    """A downloaded chapter runs with dtree[notebooks]: no cell imports the
+    HTML build's or the test suite's packages."""
+    offenders = []
+    for path in sorted(BOOK.rglob("*.ipynb")):
+        if "homework" in path.parts or "_build" in path.parts:
+            continue
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code":
+                for match in BUILD_ONLY.finditer("".join(cell["source"])):
+                    offenders.append(f"{path.relative_to(ROOT)}: {match.group(0).strip()}")
+    assert not offenders, offenders
+
+
+def test_prose_quotes_numbers_with_eval_not_glue():
+    """JupyterLab's MyST renderer evaluates {eval}; it cannot show {glue}."""
+    regex = re.compile(CONFIG["sphinx"]["config"]["nb_eval_name_regex"])
+    assert CONFIG["execute"]["execute_notebooks"] == "inline"
+    for path in sorted(BOOK.rglob("*.ipynb")):
+        if "_build" in path.parts:
+            continue
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "markdown":
+                assert "{glue" not in source, f"{path}: a {{glue}} role"
+                for expression in re.findall(r"\{eval\}`([^`]*)`", source):
+                    assert regex.match(expression), f"{path}: {{eval}}`{expression}`"
 
 
 def test_chapter_pages_offer_their_notebook_for_download():
@@ -224,7 +287,7 @@ def test_api_pages_document_every_public_name():
 
 
 @pytest.mark.parametrize("module", ["dtree.information", "dtree.datasets", "dtree.tree",
-                                    "dtree.export", "dtree.plotting"])
+                                    "dtree.export", "dtree.plotting", "dtree.book"])
 def test_each_public_module_has_a_page(module):
     _, names = documented_objects()
     assert module in names

@@ -12,6 +12,7 @@ a fresh virtual environment (a minute or two: it installs the book's pins).
 from __future__ import annotations
 
 import os
+import json
 import re
 import shutil
 import subprocess
@@ -359,3 +360,44 @@ def test_binder_steps_in_a_fresh_environment(tmp_path):
     assert "graphviz" in (copy / ".binder" / "apt.txt").read_text().split()
     if shutil.which("dot") is not None:
         assert "graphviz" in _run(["dot", "-V"], tmp_path).stderr.lower()
+
+
+def test_a_downloaded_chapter_runs_with_dtree_and_its_notebooks_extra(tmp_path):
+    """A reader outside the project (Colab, a notebook from the download
+    button) has dtree[notebooks] and a kernel, nothing of the build: every
+    module a chapter imports is there, and the first chapter runs top to
+    bottom, its install cell doing nothing since dtree is present."""
+    copy = _copy_of_the_repository(tmp_path / "repo")
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)], tmp_path, timeout=300)
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
+           "VIRTUAL_ENV": str(venv)}
+    env.pop("PYTHONPATH", None)
+    python = str(venv / "bin" / "python")
+    _run([python, "-m", "pip", "install", "--quiet", ".[notebooks]", "ipykernel", "nbclient"],
+         copy, env)
+    for forbidden in ("myst_nb", "sphinx", "jupyter_book", "nbval", "pytest"):
+        probe = subprocess.run([python, "-c", f"import {forbidden}"], env=env,
+                               capture_output=True, cwd=tmp_path)
+        assert probe.returncode != 0, f"{forbidden} came with dtree[notebooks]"
+
+    imported = set()
+    for path in (ROOT / "book").rglob("*.ipynb"):
+        if "homework" in path.parts or "_build" in path.parts:
+            continue
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code":
+                imported |= set(re.findall(r"^\s*(?:from|import)\s+(\w+)",
+                                           "".join(cell["source"]), re.MULTILINE))
+    imported -= {"homework"}  # book/homework/homework.py, beside the instructors' page
+    assert {"dtree", "sklearn", "matplotlib", "graphviz"} <= imported
+    _run([python, "-c", "import " + ", ".join(sorted(imported))], tmp_path, env)
+
+    chapter = tmp_path / "first_tree.ipynb"  # downloaded: away from the repository
+    shutil.copy(ROOT / "book" / "first_tree.ipynb", chapter)
+    _run([python, "-c",
+          "import nbformat, nbclient, sys; nb = nbformat.read(sys.argv[1], as_version=4); "
+          "nbclient.NotebookClient(nb, timeout=600, kernel_name='python3').execute(); "
+          "first = next(c for c in nb.cells if c.cell_type == 'code'); "
+          "assert first.id == 'install-dtree' and first.outputs == [], first.outputs",
+          str(chapter)], tmp_path, env, timeout=900)

@@ -5,20 +5,29 @@ chapter notebook has no outputs, opens it in Chromium, runs Run > Run All Cells 
 kernel is started by the server, its messages travel over the server's
 websocket, exactly as for a reader), saves, reads the saved notebook back
 through the server's contents API and compares its outputs with the committed
-ones the way nbval does: ``text/plain`` (and glue's
-``application/papermill.record/text/plain``) and stream text, with the
-project's nbval sanitize patterns applied; execution counts, metadata and
-images are not compared.
+ones the way nbval does: ``text/plain`` (and the hidden
+``application/papermill.record/text/plain`` records of ``dtree.book.glue``)
+and stream text, with the project's nbval sanitize patterns applied and floats
+compared at 12 significant digits (``book/conftest.py``); execution counts,
+metadata and images are not compared.
 
 Why the UI rather than the kernel REST/websocket API: the point is the path a
 student takes; driving the interface also proves the frontend assets load
 offline, the notebook opens with the right kernel and saving works.
 
 The notebook is ``BOOK_LAB_NOTEBOOK`` (default ``book/first_tree.ipynb``).
+
+Then every chapter of the book (every notebook in ``_toc.yml``) as a student
+sees it with the ``jupyterlab-myst`` renderer: opened, Run All, saved. Its
+rendered Markdown must show no raw MyST syntax (directive fences, roles,
+labels) and no "Unknown Directive" box, and every number the prose quotes
+(``{eval}`glued(...)```, see ``dtree.book``) must have been evaluated by the
+kernel to the value the committed notebook records.
 """
 
 from __future__ import annotations
 
+import ast
 import configparser
 import json
 import os
@@ -36,6 +45,9 @@ from urllib.parse import quote
 
 import nbformat
 import pytest
+import yaml
+
+from dtree.book import stated_precision_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = os.environ.get("BOOK_LAB_NOTEBOOK", "book/first_tree.ipynb")
@@ -76,12 +88,12 @@ def lab(tmp_path_factory):
     )
     # The student's copy has no outputs and no execution counts: whatever the
     # saved notebook holds afterwards was computed and saved by JupyterLab.
-    copy = root / NOTEBOOK
-    blank = nbformat.read(copy, as_version=4)
-    for cell in blank.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    nbformat.write(blank, copy)
+    for copy in (root / "book").rglob("*.ipynb"):
+        blank = nbformat.read(copy, as_version=4)
+        for cell in blank.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        nbformat.write(blank, copy)
 
     settings = tmp / "settings"
     for name, value in LAB_SETTINGS.items():
@@ -184,7 +196,7 @@ def comparable_outputs(cell, sanitizers=()) -> list:
     def clean(text: str) -> str:
         for regex, replace in sanitizers:
             text = regex.sub(replace, text)
-        return text
+        return stated_precision_text(text)  # as book/conftest.py has nbval do
 
     result: list = []
     for output in cell.get("outputs", []):
@@ -311,5 +323,168 @@ def test_run_all_in_jupyterlab_reproduces_committed_outputs(
     assert not mismatches, f"{NOTEBOOK}: outputs differ from the committed ones:\n" + "\n".join(
         mismatches
     )
+    assert not offline.blocked, f"JupyterLab requested non-loopback URLs: {offline.blocked}"
+    assert not page_errors, f"uncaught JavaScript errors in JupyterLab: {page_errors}"
+
+
+# Every chapter, rendered as a student sees it ------------------------------------
+
+
+def _toc_notebooks() -> list[str]:
+    """The notebooks of the book's table of contents, in reading order."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("chapters"))
+            walk(entry.get("sections"))
+
+    walk(toc.get("parts"))
+    return [f + ".ipynb" for f in files if (ROOT / (f + ".ipynb")).is_file()]
+
+
+CHAPTERS = _toc_notebooks()
+
+# Raw MyST that a reader must never see in rendered Markdown: directive fences,
+# roles, label targets and display-math fences.
+RAW_MYST = re.compile(
+    r":::\{|```\{|\{(?:glue|eval|eq|prf:ref|numref|ref|doc|term|footcite|cite|func|class|"
+    r"mod|meth)[:a-z]*\}`|^\([\w:.-]+\)=\s*$|^\$\$",
+    re.MULTILINE,
+)
+GLUED = re.compile(r'\{eval\}`(glued\("([A-Za-z0-9_]+)"(?:, "([^"`]*)")?\))`')
+
+RENDERED_MARKDOWN = """
+() => [...document.querySelectorAll(
+    ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell .jp-MarkdownOutput")
+  ].map(e => e.innerText)
+"""
+
+
+def _recorded(notebook) -> dict[str, str]:
+    """Name -> the record ``dtree.book.glue`` stored in the committed outputs."""
+    records = {}
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                records[name] = output["data"]["application/papermill.record/text/plain"]
+    return records
+
+
+def _as_number(text: str):
+    try:
+        return float(text.replace(",", "").rstrip("%"))
+    except ValueError:
+        return None
+
+
+def _expected_text(record: str, format_spec: str) -> str:
+    """What ``glued(name, format_spec)`` shows for a value stored as `record`."""
+    value = ast.literal_eval(record) if record[:1] in "'\"" else record
+    for parse in (int, float):
+        try:
+            value = parse(record)
+            break
+        except ValueError:
+            pass
+    return format(value, format_spec)
+
+
+def _same_quote(got: str, want: str) -> bool:
+    """Equal text, or equal numbers up to the 12 digits a record keeps."""
+    if got == want:
+        return True
+    a, b = _as_number(got), _as_number(want)
+    return a is not None and b is not None and abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+
+
+def test_quote_comparison():
+    assert _expected_text("0.156483557479", ".3f") == "0.156"
+    assert _expected_text("14", "") == "14" and _expected_text("'outlook'", "") == "outlook"
+    assert _expected_text("0.25", ".1%") == "25.0%"
+    assert _same_quote("0.15648355747948203", "0.156483557479")
+    assert not _same_quote("0.157", "0.156") and not _same_quote("a", "b")
+
+
+def _shut_down_sessions(base, token):
+    for session in _api(base, token, "/api/sessions"):
+        request = urllib.request.Request(
+            f"{base}/api/sessions/{session['id']}", method="DELETE",
+            headers={"Authorization": f"token {token}"},
+        )
+        urllib.request.urlopen(request, timeout=30).close()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, screenshot_dir):
+    base, token = lab
+    context, offline = offline_context
+    page = context.new_page()
+    page_errors: list[str] = []
+    page.on("pageerror", lambda error: page_errors.append(str(error)))
+    shot = screenshot_dir / "jupyterlab" / (chapter.replace("/", "__")[:-6] + ".png")
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    committed = nbformat.read(ROOT / chapter, as_version=4)
+    has_code = any(c.cell_type == "code" for c in committed.cells)
+
+    try:
+        page.goto(f"{base}/lab/tree/{quote(chapter)}?token={token}", timeout=120_000)
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").first.wait_for(
+            timeout=120_000
+        )
+        kernel_idle = page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$"))
+        kernel_idle.wait_for(timeout=120_000)
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        if has_code:
+            page.wait_for_function(RUN_FINISHED, timeout=RUN_TIMEOUT_MS, polling=500)
+        kernel_idle.wait_for(timeout=RUN_TIMEOUT_MS)
+        page.wait_for_timeout(1000)  # the last Markdown cells' expressions
+        rendered = page.evaluate(RENDERED_MARKDOWN)
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Save Notebook$")).click()
+        page.locator(".lm-TabBar-tab.jp-mod-dirty").wait_for(state="detached", timeout=60_000)
+    finally:
+        page.screenshot(path=str(shot), full_page=True)
+        page.close()
+        _shut_down_sessions(base, token)
+
+    problems = []
+    for index, text in enumerate(rendered):
+        for match in RAW_MYST.finditer(text):
+            problems.append(f"rendered Markdown cell {index} shows raw MyST {match.group(0)!r}")
+        for line in text.splitlines():
+            if "Unknown Directive" in line or "Unknown Role" in line:
+                problems.append(f"rendered Markdown cell {index}: {line.strip()!r}")
+
+    model = _api(base, token, f"/api/contents/{quote(chapter)}?content=1&type=notebook")
+    saved = nbformat.from_dict(model["content"])
+    records = _recorded(committed)
+    quoted = 0
+    for index, cell in enumerate(saved.cells):
+        if cell.cell_type != "markdown":
+            continue
+        results = {
+            entry["expression"]: entry["result"]
+            for entry in cell.metadata.get("user_expressions", [])
+        }
+        for expression, name, format_spec in GLUED.findall(cell.source):
+            quoted += 1
+            result = results.get(expression)
+            if result is None or result.get("status") != "ok":
+                problems.append(f"cell {index}: {expression} was not evaluated: {result!r}")
+                continue
+            got = ast.literal_eval(result["data"]["text/plain"])
+            want = _expected_text(records[name], format_spec or "")
+            if not _same_quote(got, want):
+                problems.append(f"cell {index}: {expression} shows {got!r}, recorded {want!r}")
+    assert not problems, f"{chapter} in JupyterLab:\n" + "\n".join(problems)
+    assert quoted == len(GLUED.findall("\n".join(
+        c.source for c in committed.cells if c.cell_type == "markdown"
+    )))
     assert not offline.blocked, f"JupyterLab requested non-loopback URLs: {offline.blocked}"
     assert not page_errors, f"uncaught JavaScript errors in JupyterLab: {page_errors}"
