@@ -198,7 +198,7 @@ def glued(name: str, format_spec: str = "") -> str:
     name : str
         A name recorded earlier in the session by :func:`glue`.
     format_spec : str, default ""
-        A format specification as in :func:`format` (``".3f"``, ``".1%"``,
+        A format specification as for the built-in ``format`` (``".3f"``, ``".1%"``,
         ``","``); empty gives ``str(value)``.
 
     Returns
