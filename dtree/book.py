@@ -45,6 +45,11 @@ _RECORD_PREFIX = "application/papermill.record/"
 _values: dict[str, Any] = {}
 
 
+def _check_digits(digits) -> None:
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
+        raise ValueError(f"digits must be a positive integer, got {digits!r}")
+
+
 def stated_precision(value: Any, digits: int = SIGNIFICANT_DIGITS) -> str:
     """Text of `value` with every float at `digits` significant digits.
 
@@ -76,8 +81,7 @@ def stated_precision(value: Any, digits: int = SIGNIFICANT_DIGITS) -> str:
     >>> stated_precision(3), stated_precision("outlook")
     ('3', "'outlook'")
     """
-    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
-        raise ValueError(f"digits must be a positive integer, got {digits!r}")
+    _check_digits(digits)
     if isinstance(value, bool):
         return repr(value)
     if isinstance(value, numbers.Integral):
@@ -132,8 +136,7 @@ def stated_precision_text(text: str, digits: int = SIGNIFICANT_DIGITS) -> str:
     ...  == stated_precision_text("0.15648355847948203"))
     False
     """
-    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
-        raise ValueError(f"digits must be a positive integer, got {digits!r}")
+    _check_digits(digits)
 
     def shorten(match: re.Match) -> str:
         literal = match.group(0)

@@ -331,16 +331,21 @@ def test_pip_install_from_a_clean_copy_leaves_git_nothing_new(tmp_path):
     assert (target / "dtree" / "data").is_dir()
 
 
+def _fresh_venv(venv: Path):
+    """An empty virtual environment and the environment variables that use it."""
+    _run([sys.executable, "-m", "venv", str(venv)], venv.parent, timeout=300)
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
+           "VIRTUAL_ENV": str(venv)}
+    env.pop("PYTHONPATH", None)
+    return venv, env
+
+
 def test_binder_steps_in_a_fresh_environment(tmp_path):
     """What repo2docker does with .binder/: `pip install -r .binder/requirements.txt`
     from the repository's root, then `.binder/postBuild`; the kernel then imports
     dtree (from the repository) and JupyterLab has the MyST renderer."""
     copy = _copy_of_the_repository(tmp_path / "repo")
-    venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)], tmp_path, timeout=300)
-    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
-           "VIRTUAL_ENV": str(venv)}
-    env.pop("PYTHONPATH", None)
+    venv, env = _fresh_venv(tmp_path / "venv")
     _run(["pip", "install", "--quiet", "-r", ".binder/requirements.txt"], copy, env)
     _run([str(copy / ".binder" / "postBuild")], copy, env, timeout=300)
 
@@ -368,11 +373,7 @@ def test_a_downloaded_chapter_runs_with_dtree_and_its_notebooks_extra(tmp_path):
     module a chapter imports is there, and the first chapter runs top to
     bottom, its install cell doing nothing since dtree is present."""
     copy = _copy_of_the_repository(tmp_path / "repo")
-    venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)], tmp_path, timeout=300)
-    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
-           "VIRTUAL_ENV": str(venv)}
-    env.pop("PYTHONPATH", None)
+    venv, env = _fresh_venv(tmp_path / "venv")
     python = str(venv / "bin" / "python")
     _run([python, "-m", "pip", "install", "--quiet", ".[notebooks]", "ipykernel", "nbclient"],
          copy, env)

@@ -86,6 +86,9 @@ def lab(tmp_path_factory):
         root / "book",
         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build", "__pycache__"),
     )
+    # The real-data chapter reads the committed benchmark run, beside book/ in
+    # a clone (../../benchmarks/results.csv from its folder).
+    shutil.copytree(ROOT / "benchmarks", root / "benchmarks")
     # The student's copy has no outputs and no execution counts: whatever the
     # saved notebook holds afterwards was computed and saved by JupyterLab.
     for copy in (root / "book").rglob("*.ipynb"):
@@ -254,6 +257,35 @@ RUN_FINISHED = """
 """
 
 
+def _open_run_all_and_save(page, base, token, notebook, has_code=True) -> list[str]:
+    """Open `notebook` in JupyterLab, Run > Run All Cells, File > Save Notebook,
+    through the menus as a student does; return the rendered Markdown cells' text."""
+    # "reset": a fresh workspace, not the tabs an earlier page left open.
+    page.goto(f"{base}/lab/tree/{quote(notebook)}?reset&token={token}", timeout=120_000)
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").first.wait_for(
+        timeout=120_000
+    )
+    # The kernel the server started is connected once the status bar says
+    # "Python 3 (ipykernel) | Idle" (the toolbar's indicator is "idle" earlier,
+    # while there is no kernel yet, and a Run All then does nothing).
+    kernel_idle = page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$"))
+    kernel_idle.wait_for(timeout=120_000)
+
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    if has_code:
+        page.wait_for_function(RUN_FINISHED, timeout=RUN_TIMEOUT_MS, polling=500)
+    kernel_idle.wait_for(timeout=RUN_TIMEOUT_MS)
+    page.wait_for_timeout(1000)  # the last Markdown cells' inline expressions
+    rendered = page.evaluate(RENDERED_MARKDOWN)
+
+    # File > Save Notebook, then wait until the tab is no longer dirty.
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Save Notebook$")).click()
+    page.locator(".lm-TabBar-tab.jp-mod-dirty").wait_for(state="detached", timeout=60_000)
+    return rendered
+
+
 def test_run_all_in_jupyterlab_reproduces_committed_outputs(
     lab, browser, offline_context, screenshot_dir
 ):
@@ -266,27 +298,8 @@ def test_run_all_in_jupyterlab_reproduces_committed_outputs(
     shot.parent.mkdir(parents=True, exist_ok=True)
 
     try:
-        page.goto(f"{base}/lab/tree/{quote(NOTEBOOK)}?token={token}", timeout=120_000)
-        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").first.wait_for(
-            timeout=120_000
-        )
-        # The kernel the server started is connected once the status bar says
-        # "Python 3 (ipykernel) | Idle" (the toolbar's indicator is "idle" earlier,
-        # while there is no kernel yet, and a Run All then does nothing).
-        kernel_idle = page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$"))
-        kernel_idle.wait_for(timeout=120_000)
-
-        # Run > Run All Cells, as a student would.
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-        page.wait_for_function(RUN_FINISHED, timeout=RUN_TIMEOUT_MS, polling=500)
-        kernel_idle.wait_for(timeout=RUN_TIMEOUT_MS)
-
-        # File > Save Notebook, then wait until the tab is no longer dirty.
         before = _api(base, token, f"/api/contents/{quote(NOTEBOOK)}?content=0")["last_modified"]
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Save Notebook$")).click()
-        page.locator(".lm-TabBar-tab.jp-mod-dirty").wait_for(state="detached", timeout=60_000)
+        _open_run_all_and_save(page, base, token, NOTEBOOK)
     finally:
         page.screenshot(path=str(shot))
 
@@ -332,18 +345,12 @@ def test_run_all_in_jupyterlab_reproduces_committed_outputs(
 
 def _toc_notebooks() -> list[str]:
     """The notebooks of the book's table of contents, in reading order."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                files.append(entry["file"])
-            walk(entry.get("chapters"))
-            walk(entry.get("sections"))
-
-    walk(toc.get("parts"))
-    return [f + ".ipynb" for f in files if (ROOT / (f + ".ipynb")).is_file()]
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        from install_cell import toc_notebooks
+    finally:
+        sys.path.pop(0)
+    return [path.relative_to(ROOT).as_posix() for path in toc_notebooks()]
 
 
 CHAPTERS = _toc_notebooks()
@@ -394,12 +401,23 @@ def _expected_text(record: str, format_spec: str) -> str:
     return format(value, format_spec)
 
 
+def _last_place(text: str) -> float:
+    """One unit in the last digit shown by a formatted number ("0.349" -> 0.001)."""
+    mantissa, _, exponent = text.replace(",", "").rstrip("%").lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 10.0 ** (int(exponent or 0) - decimals)
+
+
 def _same_quote(got: str, want: str) -> bool:
-    """Equal text, or equal numbers up to the 12 digits a record keeps."""
+    """Equal text, or numbers that differ by at most one unit in the last digit
+    shown: `want` is formatted from a record kept at 12 significant digits, and
+    a value on a rounding boundary (0.34875 at ".4f") may round either way."""
     if got == want:
         return True
     a, b = _as_number(got), _as_number(want)
-    return a is not None and b is not None and abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+    if a is None or b is None:
+        return False
+    return abs(a - b) <= _last_place(want) * (1 + 1e-9) + 1e-9 * max(abs(a), abs(b))
 
 
 def test_quote_comparison():
@@ -407,7 +425,9 @@ def test_quote_comparison():
     assert _expected_text("14", "") == "14" and _expected_text("'outlook'", "") == "outlook"
     assert _expected_text("0.25", ".1%") == "25.0%"
     assert _same_quote("0.15648355747948203", "0.156483557479")
-    assert not _same_quote("0.157", "0.156") and not _same_quote("a", "b")
+    assert _same_quote("0.3487", "0.3488") and _same_quote("1.3e-05", "1.2e-05")
+    assert not _same_quote("0.3486", "0.3488") and not _same_quote("a", "b")
+    assert not _same_quote("0.158", "0.156") and not _same_quote("25.2%", "25.0%")
 
 
 def _shut_down_sessions(base, token):
@@ -432,22 +452,7 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, s
     has_code = any(c.cell_type == "code" for c in committed.cells)
 
     try:
-        page.goto(f"{base}/lab/tree/{quote(chapter)}?token={token}", timeout=120_000)
-        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").first.wait_for(
-            timeout=120_000
-        )
-        kernel_idle = page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$"))
-        kernel_idle.wait_for(timeout=120_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-        if has_code:
-            page.wait_for_function(RUN_FINISHED, timeout=RUN_TIMEOUT_MS, polling=500)
-        kernel_idle.wait_for(timeout=RUN_TIMEOUT_MS)
-        page.wait_for_timeout(1000)  # the last Markdown cells' expressions
-        rendered = page.evaluate(RENDERED_MARKDOWN)
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Save Notebook$")).click()
-        page.locator(".lm-TabBar-tab.jp-mod-dirty").wait_for(state="detached", timeout=60_000)
+        rendered = _open_run_all_and_save(page, base, token, chapter, has_code=has_code)
     finally:
         page.screenshot(path=str(shot), full_page=True)
         page.close()
@@ -463,6 +468,13 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, s
 
     model = _api(base, token, f"/api/contents/{quote(chapter)}?content=1&type=notebook")
     saved = nbformat.from_dict(model["content"])
+    for index, cell in enumerate(c for c in saved.cells if c.cell_type == "code"):
+        for output in cell.outputs:
+            if output.output_type == "error":
+                problems.append(f"code cell {index}: {output.ename}: {output.evalue}")
+        if cell.execution_count is None:
+            problems.append(f"code cell {index} never ran")
+            break
     records = _recorded(committed)
     quoted = 0
     for index, cell in enumerate(saved.cells):
