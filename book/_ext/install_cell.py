@@ -51,8 +51,8 @@ def cell_source(url: str, branch: str) -> str:
     )
 
 
-def chapters() -> list[Path]:
-    """Every notebook of the table of contents that has a code cell."""
+def toc_notebooks() -> list[Path]:
+    """Every notebook of _toc.yml, in reading order."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = [toc["root"]]
 
@@ -64,11 +64,14 @@ def chapters() -> list[Path]:
             walk(entry.get("sections"))
 
     walk(toc.get("parts"))
-    paths = [ROOT / (name + ".ipynb") for name in files]
+    return [ROOT / (name + ".ipynb") for name in files if (ROOT / (name + ".ipynb")).is_file()]
+
+
+def chapters() -> list[Path]:
+    """Every notebook of the table of contents that has a code cell."""
     return [
-        path for path in paths
-        if path.is_file()
-        and any(c["cell_type"] == "code" for c in json.loads(path.read_text("utf-8"))["cells"])
+        path for path in toc_notebooks()
+        if any(c["cell_type"] == "code" for c in json.loads(path.read_text("utf-8"))["cells"])
     ]
 
 
