@@ -30,7 +30,10 @@ import numbers
 import re
 from typing import Any
 
-__all__ = ["SIGNIFICANT_DIGITS", "glue", "glued", "stated_precision", "stated_precision_text"]
+__all__ = [
+    "SIGNIFICANT_DIGITS", "glue", "glued", "repository_file", "stated_precision",
+    "stated_precision_text",
+]
 
 #: Significant digits at which a recorded float is stored in a notebook's
 #: outputs (and at which nbval compares the floats it prints; see
@@ -229,3 +232,61 @@ def glued(name: str, format_spec: str = "") -> str:
             f"nothing is glued under name {name!r}: run the cell that computes it first"
         ) from None
     return format(value, format_spec)
+
+
+def repository_file(path: str, branch: str = "main") -> str:
+    """Where a chapter reads a file committed to the book's repository.
+
+    Inside a clone (``make lab``, ``make test``, Binder) it is the file itself,
+    found in the working directory or a folder above it; elsewhere (a chapter
+    opened in Colab or downloaded) it is the file's URL in the repository that
+    dtree's metadata names (``[project.urls] Repository`` in pyproject.toml).
+
+    Parameters
+    ----------
+    path : str
+        The file's path from the repository's root, with ``/`` separators,
+        e.g. ``"benchmarks/results.csv"``.
+    branch : str, default "main"
+        The branch to read from outside a clone.
+
+    Returns
+    -------
+    str
+        A local path, or an ``https`` URL that :func:`pandas.read_csv` and
+        :func:`urllib.request.urlopen` read.
+
+    Raises
+    ------
+    ValueError
+        If `path` is absolute or climbs out of the repository (``..``).
+    LookupError
+        If the file is not found locally and dtree's metadata names no
+        repository.
+    """
+    from pathlib import Path, PurePosixPath
+
+    parts = PurePosixPath(path).parts
+    if not parts or PurePosixPath(path).is_absolute() or ".." in parts:
+        raise ValueError(f"path must be relative to the repository's root, got {path!r}")
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        candidate = folder.joinpath(*parts)
+        if candidate.is_file() and (folder / "dtree").is_dir():
+            return str(candidate)
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        urls = metadata("dtree").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        urls = []
+    repository = next(
+        (u.split(",", 1)[1].strip() for u in urls if u.split(",", 1)[0].strip() == "Repository"),
+        None,
+    )
+    if repository is None:
+        raise LookupError(
+            f"{path} is not in a clone of the book's repository here, and dtree's "
+            "metadata names no repository to read it from"
+        )
+    return f"{repository.rstrip('/')}/raw/{branch}/{'/'.join(parts)}"

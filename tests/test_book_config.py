@@ -299,3 +299,28 @@ def test_every_api_page_is_in_the_toc():
     pages = {f"book/api/{p.stem}" for p in API.glob("*.rst")}
     assert pages <= listed, sorted(pages - listed)
     assert {"book/glossary", "book/notation", "book/bibliography"} <= listed
+
+
+def test_the_package_names_the_same_repository():
+    """pyproject's [project.urls] Repository (which dtree.book.repository_file
+    reads outside a clone) is _config.yml's repository.url."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["urls"]["Repository"] == CONFIG["repository"]["url"]
+    assert CONFIG["repository"]["branch"] == "main"  # repository_file's default branch
+
+
+def test_repository_file_in_a_clone_and_outside(tmp_path, monkeypatch):
+    from dtree.book import repository_file
+
+    monkeypatch.chdir(BOOK / "part4")
+    assert Path(repository_file("benchmarks/results.csv")) == ROOT / "benchmarks" / "results.csv"
+    monkeypatch.chdir(tmp_path)  # a downloaded chapter: no clone around it
+    url = repository_file("benchmarks/results.csv")
+    assert url == CONFIG["repository"]["url"] + "/raw/main/benchmarks/results.csv"
+    for bad in ("/etc/passwd", "../secrets.txt", "benchmarks/../../x", ""):
+        with pytest.raises(ValueError, match="path must be relative to the repository's root"):
+            repository_file(bad)
