@@ -94,8 +94,9 @@ test-notebooks: $(TEST_STAMP) dot
 	$(BIN)/python -m pytest $(NBVAL_FLAGS) book --ignore=book/homework -q
 
 # The student edition: the book without the Solutions part and without the
-# links to it, from the committed notebook outputs (which `make test` checks
-# against a fresh run); book/_ext/student_edition.py writes its config and toc.
+# links to it, its notebooks executed as the book's are (the prose's quoted
+# numbers are evaluated in each chapter's kernel); book/_ext/student_edition.py
+# writes its config and toc.
 student-book: $(BOOK_STAMP) dot
 	$(BIN)/python book/_ext/student_edition.py _build/student
 	$(BIN)/jupyter-book build . --config _build/student/_config.yml --toc _build/student/_toc.yml \

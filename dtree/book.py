@@ -47,6 +47,10 @@ _RECORD_PREFIX = "application/papermill.record/"
 
 _values: dict[str, Any] = {}
 
+# A glued name: what the prose's {eval}`glued("name")` may quote (the same
+# character class as nb_eval_name_regex in _config.yml).
+_NAME = re.compile(r"[A-Za-z0-9_]+")
+
 
 def _check_digits(digits) -> None:
     if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
@@ -85,8 +89,8 @@ def stated_precision(value: Any, digits: int = SIGNIFICANT_DIGITS) -> str:
     ('3', "'outlook'")
     """
     _check_digits(digits)
-    if isinstance(value, bool):
-        return repr(value)
+    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", "") == "b":
+        return repr(bool(value))  # NumPy bools too (their repr is "np.True_")
     if isinstance(value, numbers.Integral):
         return str(int(value))  # NumPy integers too (their repr is "np.int64(3)")
     if isinstance(value, numbers.Real):
@@ -155,13 +159,14 @@ def stated_precision_text(text: str, digits: int = SIGNIFICANT_DIGITS) -> str:
 def glue(name: str, value: Any, display: bool = False) -> None:
     """Record `value` under `name` for the prose to quote with :func:`glued`.
 
-    Same call as MyST-NB's ``glue``; the prose reads the value back with
+    The call of MyST-NB's ``glue`` (whose `display` defaults to True, here
+    False); the prose reads the value back with
     ``{eval}`glued(name, format_spec)``` instead of ``{glue:text}``.
 
     Parameters
     ----------
     name : str
-        The key the prose uses: letters, digits and underscores.
+        The key the prose uses: ASCII letters, digits and underscores.
     value : object
         The value, kept as it is (formatting happens in :func:`glued`).
     display : bool, default False
@@ -170,8 +175,11 @@ def glue(name: str, value: Any, display: bool = False) -> None:
     Raises
     ------
     ValueError
-        If `name` is not a non-empty string of letters, digits and
+        If `name` is not a non-empty string of ASCII letters, digits and
         underscores.
+    ModuleNotFoundError
+        If IPython (which every Jupyter kernel has) is missing; the message
+        names the extra that installs it, ``dtree[notebooks]``.
 
     Notes
     -----
@@ -180,12 +188,19 @@ def glue(name: str, value: Any, display: bool = False) -> None:
     :func:`stated_precision`); notebook regression tests compare it.
     Re-gluing a name replaces its value.
     """
-    if not isinstance(name, str) or not name or not name.replace("_", "a").isalnum():
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ValueError(
-            f"name must be a non-empty string of letters, digits and underscores, got {name!r}"
+            "name must be a non-empty string of ASCII letters, digits and underscores, "
+            f"got {name!r}"
         )
+    try:
+        from IPython.display import display as ipy_display
+    except ModuleNotFoundError as error:
+        raise ModuleNotFoundError(
+            "glue needs IPython, which is not installed: pip install 'dtree[notebooks]'",
+            name=error.name,
+        ) from error
     _values[name] = value
-    from IPython.display import display as ipy_display
 
     if display:
         ipy_display(value)
@@ -217,6 +232,8 @@ def glued(name: str, format_spec: str = "") -> str:
     KeyError
         If nothing was glued under `name` (for instance, the cell that
         computes it has not run yet).
+    ValueError, TypeError
+        From the built-in ``format``, if `format_spec` does not fit the value.
 
     Examples
     --------
@@ -238,7 +255,7 @@ def repository_file(path: str, branch: str = "main") -> str:
     """Where a chapter reads a file committed to the book's repository.
 
     Inside a clone (``make lab``, ``make test``, Binder) it is the file itself,
-    found in the working directory or a folder above it; elsewhere (a chapter
+    the first ``folder/path`` found from the working directory upwards; elsewhere (a chapter
     opened in Colab or downloaded) it is the file's URL in the repository that
     dtree's metadata names (``[project.urls] Repository`` in pyproject.toml).
 
@@ -272,7 +289,7 @@ def repository_file(path: str, branch: str = "main") -> str:
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
         candidate = folder.joinpath(*parts)
-        if candidate.is_file() and (folder / "dtree").is_dir():
+        if candidate.is_file():
             return str(candidate)
     from importlib.metadata import PackageNotFoundError, metadata
 

@@ -86,6 +86,9 @@ def test_stated_precision_keeps_twelve_digits():
     assert stated_precision(NINTH_DIGIT) != stated_precision(EXACT)
     assert stated_precision(np_float := __import__("numpy").float32(0.5)) == "0.5", np_float
     assert stated_precision(7) == "7" and stated_precision(True) == "True"
+    numpy = __import__("numpy")
+    assert stated_precision(numpy.bool_(True)) == "True"
+    assert stated_precision(numpy.int64(7)) == "7"
     assert stated_precision_text("[0.1, 2.5e-17, 1.2345678901234567e-05, v1.2.3]") == (
         "[0.1, 2.5e-17, 1.23456789012e-05, v1.2.3]"
     )
@@ -104,6 +107,6 @@ def test_glue_records_and_glued_formats():
     assert glued("test_precision_value", ",") == "14"
     with pytest.raises(KeyError, match="nothing is glued under name 'never_glued'"):
         glued("never_glued")
-    for bad in ("", "a-b", "a b", 3, None):
+    for bad in ("", "a-b", "a b", "gain_\u03b1", "x\u00b2", 3, None):
         with pytest.raises(ValueError, match="name must be a non-empty string"):
             glue(bad, 1.0)

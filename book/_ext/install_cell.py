@@ -1,5 +1,7 @@
 """The first cell of every chapter: install dtree where it is missing (Colab).
 
+(Every chapter but the instructors' guide, which needs a clone: CLONE_ONLY.)
+
 A chapter opened in Colab, on Binder or downloaded from the HTML book runs in
 an environment that may not have dtree. Its first code cell installs dtree,
 with the ``notebooks`` extra (what the chapters import: scikit-learn,
@@ -67,11 +69,18 @@ def toc_notebooks() -> list[Path]:
     return [ROOT / (name + ".ipynb") for name in files if (ROOT / (name + ".ipynb")).is_file()]
 
 
+# Pages that need a clone of the repository, not only dtree: the instructors'
+# guide imports book/homework/homework.py.
+CLONE_ONLY = {"book/instructors.ipynb"}
+
+
 def chapters() -> list[Path]:
-    """Every notebook of the table of contents that has a code cell."""
+    """Every notebook of the table of contents that has a code cell and can
+    run outside a clone."""
     return [
         path for path in toc_notebooks()
-        if any(c["cell_type"] == "code" for c in json.loads(path.read_text("utf-8"))["cells"])
+        if path.relative_to(ROOT).as_posix() not in CLONE_ONLY
+        and any(c["cell_type"] == "code" for c in json.loads(path.read_text("utf-8"))["cells"])
     ]
 
 
@@ -101,11 +110,8 @@ def update(path: Path, url: str, branch: str, check: bool) -> bool:
     ok = ok and TAG in current.get("metadata", {}).get("tags", [])
     if ok or check:
         return ok
-    if current.get("id") == CELL_ID:
-        cell["execution_count"] = current.get("execution_count")
-        cells[index] = cell
-    else:
-        cells.insert(index, cell)
+    cells[:] = [c for c in cells if c.get("id") != CELL_ID]  # one install cell, first
+    cells.insert(first_code_index(cells), cell)
     path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return False
 
