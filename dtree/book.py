@@ -271,7 +271,7 @@ def repository_file(path: str, branch: str = "main") -> str:
     -------
     str
         A local path, or an ``https`` URL that :func:`pandas.read_csv` and
-        :func:`urllib.request.urlopen` read.
+        ``urllib.request.urlopen`` read.
 
     Raises
     ------
