@@ -384,9 +384,11 @@ class _BaseDecisionTree(BaseEstimator):
         """Normalised total weighted impurity decrease per feature, of shape (n_features,).
 
         The sum, over the splits on a feature, of :math:`W_t i(t) - W_L i(L) - W_R
-        i(R)`, divided by the total over all features (Breiman et al. 1984,
-        section 5.3.4; scikit-learn's "mean decrease in impurity").  All zeros
-        for a tree with no split.
+        i(R)`, divided by the total over all features: scikit-learn's "mean
+        decrease in impurity" (MDI), over the splits the tree uses.  (Breiman
+        et al. 1984, section 5.3.4, define variable importance through the
+        best *surrogate* split on each feature at every node instead.)  All
+        zeros for a tree with no split.
         """
         check_is_fitted(self, "tree_")
         return self.tree_.compute_feature_importances()

@@ -325,12 +325,14 @@ weighted_n_node_samples, value, missing_go_to_left : array_like
         return nodes[0]
 
     def compute_feature_importances(self, normalize=True) -> np.ndarray:
-        """Total weighted impurity decrease per feature (Breiman et al. 1984, section 5.3.4).
+        """Total weighted impurity decrease per feature (scikit-learn's MDI importance).
 
         For every split node :math:`t` on feature :math:`j`, adds
         :math:`W_t i(t) - W_L i(L) - W_R i(R)` to feature :math:`j`, divides by
         the root weight and, if ``normalize``, by the sum over features (all
-        zeros stay zeros).
+        zeros stay zeros). This is scikit-learn's mean decrease in impurity,
+        not the surrogate-split importance of Breiman et al. (1984, section
+        5.3.4).
         """
         inner = np.flatnonzero(self.children_left >= 0)
         w, imp = self.weighted_n_node_samples, self.impurity

@@ -324,3 +324,10 @@ def test_repository_file_in_a_clone_and_outside(tmp_path, monkeypatch):
     for bad in ("/etc/passwd", "../secrets.txt", "benchmarks/../../x", ""):
         with pytest.raises(ValueError, match="path must be relative to the repository's root"):
             repository_file(bad)
+
+
+def test_the_book_has_a_favicon():
+    """Without one, every first visit logs a 404 for /favicon.ico."""
+    icon = ROOT / CONFIG["html"]["favicon"]
+    assert icon.is_file() and icon.suffix == ".svg"
+    assert icon.read_text(encoding="utf-8").lstrip().startswith("<svg")

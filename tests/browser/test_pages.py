@@ -11,6 +11,7 @@ For each page (one test per page) the test checks, as a reader would see it:
 - every internal link resolves: the target file is served (HTTP 200) and a
   ``#fragment`` names an ``id`` (or ``name``) in the target page;
 - no console error and no uncaught JavaScript exception;
+- a favicon that is served, and no horizontal overflow in a 390 px (phone) viewport;
 - on a page built from a notebook, the download button offers the ``.ipynb``
   and what it serves is a valid notebook (``nbformat.validate``);
 
@@ -205,6 +206,25 @@ def test_page(page_path, html_dir, book_server, offline_context, screenshot_dir)
             bad_links.add(f"{href} (no element with id {unquote(parts.fragment)!r})")
     if bad_links:
         problems.append(f"broken internal links: {sorted(bad_links)}")
+
+    # The tab's icon (headless Chromium does not fetch it by itself).
+    icons = page.eval_on_selector_all(
+        "link[rel~='icon']", "links => links.map(l => l.href)")
+    if not icons:
+        problems.append("no favicon link")
+    for icon in icons:
+        status, _ = _fetch(icon)
+        if status != 200:
+            problems.append(f"favicon {icon}: HTTP {status}")
+
+    # A phone: at 390 px nothing widens the page (it would scroll sideways).
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(200)
+    widths = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    if widths[0] > widths[1]:
+        problems.append(f"at 390 px the page is {widths[0]} px wide (scrolls sideways)")
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     # Full-page screenshot (after MathJax and images, before the download menu is opened).
     shot = screenshot_dir / _screenshot_name(page_path)
