@@ -31,7 +31,7 @@ import re
 from typing import Any
 
 __all__ = [
-    "SIGNIFICANT_DIGITS", "glue", "glued", "repository_file", "stated_precision",
+    "SIGNIFICANT_DIGITS", "glue", "glued", "repository_file", "show_source", "source_without_docstring", "stated_precision",
     "stated_precision_text",
 ]
 
@@ -307,3 +307,80 @@ def repository_file(path: str, branch: str = "main") -> str:
             "metadata names no repository to read it from"
         )
     return f"{repository.rstrip('/')}/raw/{branch}/{'/'.join(parts)}"
+
+
+def source_without_docstring(obj) -> str:
+    """The source code of a function, method or class, its docstring replaced by ``...``.
+
+    Parameters
+    ----------
+    obj : function, method or class
+        Anything :func:`inspect.getsource` reads.
+
+    Returns
+    -------
+    str
+        The dedented source; the docstring, if there is one, becomes the
+        line ``...  # docstring omitted``.
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` has no Python source (a built-in, an instance).
+
+    Examples
+    --------
+    >>> from dtree.information import gini
+    >>> source_without_docstring(gini).splitlines()[1].strip()
+    '...  # docstring omitted'
+    """
+    import ast
+    import inspect
+    import textwrap
+
+    lines = textwrap.dedent(inspect.getsource(obj)).splitlines(keepends=True)
+    definition = ast.parse("".join(lines)).body[0]
+    body = getattr(definition, "body", [])
+    first = body[0] if body else None
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        start, end = first.lineno - 1, first.end_lineno     # the docstring's lines, 0-based
+        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+        lines[start:end] = [f"{indent}...  # docstring omitted\n"]
+    return "".join(lines)
+
+
+def show_source(obj):
+    """Display a dtree function's source, syntax-highlighted, docstring omitted.
+
+    What a chapter shows when it prints the library code it teaches: the
+    same highlighting as the book's own code cells in the HTML book, in
+    JupyterLab and in Colab.
+
+    Parameters
+    ----------
+    obj : function, method or class
+        The object whose source is shown.
+
+    Returns
+    -------
+    IPython.display.Code
+        Displays as highlighted Python; its plain-text form is
+        :func:`source_without_docstring` of ``obj``.
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` has no Python source.
+    ModuleNotFoundError
+        If IPython is not installed.
+
+    Examples
+    --------
+    >>> from dtree.information import gini
+    >>> print(show_source(gini).data.splitlines()[0])
+    def gini(pk):
+    """
+    from IPython.display import Code
+
+    return Code(source_without_docstring(obj), language="python")

@@ -1,4 +1,4 @@
-"""The small tables of the textbooks, and Iris, as pandas DataFrames.
+"""The small tables of the textbooks, and Iris, as pandas DataFrames; an XOR sampler.
 
 Every loader reads a CSV shipped inside the package (``dtree/data/``): no
 network and no scikit-learn are needed.  Each call returns a new DataFrame,
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from importlib import resources
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["load_animals", "load_weather", "load_student_scores", "load_iris"]
+__all__ = ["load_animals", "load_weather", "load_student_scores", "load_iris", "make_xor"]
 
 
 def _read(name: str, source: str, **kwargs) -> pd.DataFrame:
@@ -176,3 +177,50 @@ def load_iris() -> pd.DataFrame:
         "Fisher (1936), as in scikit-learn's load_iris",
         dtype={"species": str},
     )
+
+
+def make_xor(counts, random_state=None):
+    """Points in the four quadrants of the unit square, labelled by XOR.
+
+    The quadrant ``(a, b)`` (``a, b`` in {0, 1}: low or high half of
+    :math:`x_1` and :math:`x_2`) gets ``counts`` points drawn uniformly from
+    :math:`[a/2, a/2 + 1/2) \\times [b/2, b/2 + 1/2)`, all of class
+    ``a XOR b``.  With equal counts neither feature alone separates the
+    classes at all: the greedy root split of a tree sees no gain, the
+    classic case against stopping at zero gain.
+
+    Parameters
+    ----------
+    counts : sequence of 4 non-negative ints
+        Points in the quadrants (low, low), (low, high), (high, low),
+        (high, high), in that order.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed or generator of the uniform draws.
+
+    Returns
+    -------
+    X : ndarray of shape (sum(counts), 2)
+        The points, quadrant by quadrant in the order of ``counts``.
+    y : ndarray of shape (sum(counts),)
+        Their classes, 0 or 1 (int).
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not four non-negative integers.
+
+    Examples
+    --------
+    >>> X, y = make_xor([1, 2, 2, 1], random_state=0)
+    >>> X.shape, y.tolist()
+    ((6, 2), [0, 1, 1, 1, 1, 0])
+    """
+    array = np.asarray(counts)
+    if (array.shape != (4,) or not np.issubdtype(array.dtype, np.integer) or (array < 0).any()):
+        raise ValueError(f"counts must be 4 non-negative integers, got {counts!r}")
+    rng = np.random.default_rng(random_state)
+    X, y = [], []
+    for (a, b), k in zip([(0, 0), (0, 1), (1, 0), (1, 1)], array.tolist()):
+        X.append(np.column_stack([rng.uniform(a / 2, a / 2 + 0.5, k), rng.uniform(b / 2, b / 2 + 0.5, k)]))
+        y.append(np.full(k, a ^ b))
+    return np.vstack(X), np.concatenate(y)

@@ -177,7 +177,7 @@ def _fill_colour(node: Node) -> str:
 
 
 def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity=True,
-                    filled=True, rounded=True, precision=3) -> str:
+                    filled=True, rounded=True, precision=3, rotate=False) -> str:
     """DOT source drawing the fitted tree, for Graphviz's ``dot``.
 
     Internal nodes show the tested feature; edges show its categories;
@@ -201,6 +201,10 @@ def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity
         Rounded boxes in Helvetica.
     precision : int, default=3
         Decimals of impurities.
+    rotate : bool, default=False
+        Draw the tree left to right instead of top down (as scikit-learn's
+        ``rotate``): a deep tree then grows down the page, which keeps its
+        boxes legible in a narrow text column or on a phone.
 
     Returns
     -------
@@ -235,7 +239,11 @@ def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity
         node_attrs.append(f'style="{", ".join(style)}"')
     if rounded:
         node_attrs.append('fontname="helvetica"')
+    if not isinstance(rotate, (bool, np.bool_)):
+        raise TypeError(f"rotate must be True or False, got {rotate!r}")
     lines = ["digraph Tree {", f"node [{', '.join(node_attrs)}] ;"]
+    if rotate:
+        lines.append("rankdir=LR ;")
     if rounded:
         lines.append('edge [fontname="helvetica"] ;')
     criterion = getattr(estimator, "_impurity_name", None) or getattr(estimator, "criterion", "impurity")

@@ -37,7 +37,7 @@ import numpy as np
 
 from dtree.tree import TreeArrays
 
-__all__ = ["cost_complexity_path", "prune_to_alpha"]
+__all__ = ["cost_complexity_path", "distinct_alphas", "prune_to_alpha"]
 
 
 def _weakest_link_sequence(tree: TreeArrays, alpha_limit=np.inf):
@@ -138,3 +138,42 @@ def prune_to_alpha(tree: TreeArrays, ccp_alpha: float) -> TreeArrays:
         n_classes=int(tree.n_classes[0]),
         copy=False,     # every array above is new
     )
+
+
+def distinct_alphas(ccp_alphas, rtol: float = 1e-9) -> np.ndarray:
+    r"""The distinct values of a pruning path's effective alphas.
+
+    Two weakest links of equal :math:`g(t)` in exact arithmetic can come out
+    of floating point an ulp or two apart, and a path then lists one alpha
+    twice, once per collapsed branch; :math:`T(\alpha)` changes only at the
+    distinct values.
+
+    Parameters
+    ----------
+    ccp_alphas : array_like of shape (n_steps,)
+        Effective alphas, e.g. ``cost_complexity_pruning_path(X, y).ccp_alphas``
+        of a dtree or scikit-learn tree.
+    rtol : float, default=1e-9
+        A value within ``rtol`` (relative) of the previous distinct value
+        is taken as equal to it.
+
+    Returns
+    -------
+    ndarray of shape (n_distinct,)
+        The sorted distinct alphas; the first is the smallest.
+
+    Raises
+    ------
+    ValueError
+        If ``ccp_alphas`` is empty or not one-dimensional, or holds NaN.
+
+    Examples
+    --------
+    >>> distinct_alphas([0.0, 0.01, 0.01 * (1 + 1e-15), 0.05])
+    array([0.  , 0.01, 0.05])
+    """
+    alphas = np.sort(np.asarray(ccp_alphas, dtype=float))
+    if alphas.ndim != 1 or alphas.size == 0 or np.isnan(alphas).any():
+        raise ValueError(f"ccp_alphas must be a non-empty 1-D array of numbers, got {np.asarray(ccp_alphas)!r}")
+    # keep alpha_k when it exceeds alpha_{k-1} by more than rtol * alpha_k
+    return alphas[np.r_[True, np.diff(alphas) > rtol * np.abs(alphas[1:])]]
