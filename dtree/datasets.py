@@ -39,7 +39,7 @@ def load_animals() -> pd.DataFrame:
     ----------
     A. C. Müller and S. Guido, *Introduction to Machine Learning with
     Python*, O'Reilly 2016, section 2.3.5 (Figure 2-22); the same table is
-    Table 6-1 of the book's source notes (seed 001).
+    Table 6-1 of the textbook chapter "第六章 决策树" (Chapter 6: Decision trees), one of the book's Chinese sources.
 
     Examples
     --------
@@ -83,7 +83,7 @@ def load_weather(*, numeric: bool = False) -> pd.DataFrame:
     I. H. Witten, E. Frank and M. A. Hall, *Data Mining: Practical Machine
     Learning Tools and Techniques*, 3rd ed., Morgan Kaufmann 2011, Tables 1.2
     and 1.3 (Weka's ``weather.nominal.arff`` and ``weather.numeric.arff``).
-    The book's seed 004 uses the categorical table.
+    Zhou Yong's blog post "决策树" (2015) works the categorical table by hand.
 
     Examples
     --------
@@ -125,7 +125,7 @@ def load_student_scores() -> pd.DataFrame:
 
     References
     ----------
-    Constructed example of the book's seed 004 (Zhou Yong, "决策树", 2015),
+    Constructed example of Zhou Yong's blog post "决策树" (2015),
     section "写在前面"; the grade names are translated (优秀 excellent,
     良好 good, 中等 fair, 较差 poor; 过关 pass, 不过关 fail).
 
@@ -140,7 +140,7 @@ def load_student_scores() -> pd.DataFrame:
     """
     return _read(
         "student_scores.csv",
-        "Constructed example, book seed 004 (Zhou Yong, 2015)",
+        "Constructed example, Zhou Yong, blog post 决策树 (2015)",
         dtype={"score": "int64", "grade": str, "passed": str},
         index_col="student_id",
     )

@@ -91,7 +91,7 @@ def test_four_animals():
 
 
 def test_weather_gini_of_outlook_values():
-    # CART's Gini index of the binary split "outlook == v" (seed 004: 0.394, 0.357, 0.457).
+    # CART's Gini index of the binary split "outlook == v" (Zhou Yong 2015: 0.394, 0.357, 0.457).
     weather = load_weather()
     expected = {"sunny": 0.394, "overcast": 0.357, "rainy": 0.457}
     for value, gini_index in expected.items():

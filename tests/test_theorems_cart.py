@@ -86,7 +86,7 @@ def test_categorical_feature_has_2_to_the_m_minus_1_minus_1_splits(m):
 
 
 def test_weather_outlook_gini_indices():
-    """def-cart-split on the weather data: the three splits of outlook (seed 004)."""
+    """def-cart-split on the weather data: the three splits of outlook (Zhou Yong 2015)."""
     from dtree.datasets import load_weather
 
     weather = load_weather()

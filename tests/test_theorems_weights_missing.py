@@ -194,7 +194,7 @@ def test_balanced_class_weight(data):
 
 
 def test_class_weight_worked_example():
-    """eq-weights-class-weight, eq-weights-balanced: the notes' example (seed 000, set B, Q11)."""
+    """eq-weights-class-weight, eq-weights-balanced: the notes' example (Geng 2021, set B, Q11)."""
     w, y = np.array([20.0, 30.0, 10.0]), np.array([0, 0, 1])
     assert (w * compute_sample_weight({0: 40, 1: 60}, y)).tolist() == [800.0, 1200.0, 600.0]
     assert np.allclose(w * compute_sample_weight("balanced", y), [15.0, 22.5, 15.0], rtol=TOL)

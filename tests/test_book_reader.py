@@ -1,0 +1,153 @@
+"""The chapters as a reader meets them: captioned figures, code that teaches, sources by name.
+
+These tests read the committed notebooks and the bibliography; the built
+pages are checked in Chromium by tests/browser/test_pages.py (figures
+numbered, no raw MyST, code lines that fit the column, legible tree drawings).
+
+- Every figure (a code cell with an image output) has a caption and a name in
+  its ``mystnb.figure`` metadata, and the chapter's prose refers to it by
+  ``{numref}``.
+- A Graphviz tree drawing is an SVG with the class ``tree-drawing`` (drawn
+  at one scale in every chapter, see book/_static/dtree-book.css), not a PNG.
+- A chapter shows at most MAX_SHOWN_LINES lines of code; checks and
+  plotting boilerplate are folded (``hide-input`` / ``hide-cell``).
+- Shown code lines are at most MAX_LINE_LENGTH characters (the column of the
+  HTML book at 1280 px holds 80 at the 13 px code font).
+- Library source is shown highlighted (``dtree.book.show_source``), never
+  printed with ``inspect.getsource``.
+- A helper function is defined in one notebook only (shared ones live in dtree).
+- Sources are cited by author and title: no file names ("seed 004") in prose,
+  no "n.d." and no file names in the bibliography.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.test_book_config import ROOT, toc_files
+
+MAX_SHOWN_LINES = 250
+MAX_LINE_LENGTH = 80
+FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
+
+NOTEBOOKS = [f for f in toc_files() if (ROOT / f"{f}.ipynb").is_file()]
+
+
+def cells(name):
+    return json.loads((ROOT / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+
+
+def source(cell) -> str:
+    return "".join(cell["source"])
+
+
+def image_types(cell) -> set[str]:
+    return {k for out in cell.get("outputs", []) for k in out.get("data", {}) if k.startswith("image/")}
+
+
+def shown(cell) -> bool:
+    return cell["cell_type"] == "code" and not FOLDED & set(cell.get("metadata", {}).get("tags", []))
+
+
+def prose(name) -> str:
+    return "\n".join(source(c) for c in cells(name) if c["cell_type"] == "markdown")
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_figure_is_captioned_named_and_referred_to(name):
+    text = prose(name)
+    problems = []
+    for i, cell in enumerate(cells(name)):
+        if cell["cell_type"] != "code" or not image_types(cell):
+            continue
+        figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+        caption, label = figure.get("caption", ""), figure.get("name", "")
+        if len(caption.split()) < 8:
+            problems.append(f"cell {i}: no caption that says what to see ({caption!r})")
+        if not re.fullmatch(r"fig-[a-z0-9-]+", label or ""):
+            problems.append(f"cell {i}: no figure name fig-... ({label!r})")
+        elif not re.search(r"\{numref\}`([^`<]*<)?" + re.escape(label) + r">?`", text):
+            problems.append(f"cell {i}: the prose never refers to {label} with {{numref}}")
+    assert not problems, f"{name}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_tree_drawings_are_svg_at_the_book_scale(name):
+    problems = []
+    for i, cell in enumerate(cells(name)):
+        code = source(cell)
+        if cell["cell_type"] != "code" or "export_graphviz" not in code or not image_types(cell):
+            continue
+        if "image/svg+xml" not in image_types(cell) or ".pipe(" in code:
+            problems.append(f"cell {i}: a Graphviz drawing that is not an SVG output")
+        classes = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("classes", "")
+        if "tree-drawing" not in str(classes).split():
+            problems.append(f"cell {i}: the drawing lacks the image class tree-drawing")
+    assert not problems, f"{name}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_code_shown_to_the_reader(name):
+    problems = []
+    lines = 0
+    for i, cell in enumerate(cells(name)):
+        if not shown(cell):
+            continue
+        code = source(cell)
+        lines += len(code.splitlines())
+        long = [line for line in code.splitlines() if len(line) > MAX_LINE_LENGTH]
+        if long:
+            problems.append(f"cell {i}: {len(long)} line(s) over {MAX_LINE_LENGTH} characters, "
+                            f"e.g. {long[0][:60]!r}...")
+        if "getsource" in code:
+            problems.append(f"cell {i}: prints library source; use dtree.book.show_source")
+    if lines > MAX_SHOWN_LINES:
+        problems.append(f"{lines} lines of code shown (at most {MAX_SHOWN_LINES}): fold checks")
+    assert not problems, f"{name}:\n  " + "\n  ".join(problems)
+
+
+def test_a_helper_is_defined_in_one_notebook_only():
+    where = defaultdict(set)
+    for name in NOTEBOOKS:
+        for cell in cells(name):
+            if cell["cell_type"] != "code":
+                continue
+            try:
+                tree = ast.parse(re.sub(r"^\s*[%!].*$", "", source(cell), flags=re.M))
+            except SyntaxError:
+                continue
+            for node in tree.body:
+                if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                    where[node.name].add(name)
+    repeated = {f: sorted(names) for f, names in where.items() if len(names) > 1}
+    assert not repeated, f"defined in several notebooks (move to dtree): {repeated}"
+
+
+FILE_NAME = re.compile(r"\bseeds?\s*0\d\d\b|\b0\d\d_[0-9a-f]{16}\b", re.I)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_sources_are_cited_by_name_not_file(name):
+    assert not FILE_NAME.search(prose(name)), f"{name}: names a source by its file"
+
+
+def test_the_bibliography_gives_authors_titles_and_where_to_find():
+    bib = (ROOT / "book" / "references.bib").read_text(encoding="utf-8")
+    assert not FILE_NAME.search(bib) and "n.d." not in bib and "Source notes of this book" not in bib
+    entries = re.findall(r"@(\w+)\{([^,]+),(.*?)\n\}", bib, flags=re.S)
+    keys = [key for _, key, _ in entries]
+    assert len(keys) == len(set(keys))
+    works = [(re.search(r"title\s*=\s*\{(.*)\},?\n", body).group(1),
+              (re.search(r"author\s*=\s*\{(.*)\},?\n", body) or re.search("", "")).group(0))
+             for _, _, body in entries]
+    assert len(works) == len(set(works)), "a work listed twice"
+    for kind, key, body in entries:
+        assert re.search(r"\byear\s*=", body), key
+        if kind == "misc":   # the Chinese source notes: how they were published, in what language
+            assert "howpublished" in body and "Chinese" in body, key
