@@ -9,19 +9,23 @@ either (anything with the arrays ``children_left``, ``children_right``,
 the node trees of ID3 and C4.5.
 
 With :math:`W_t` the weighted number of training samples at node :math:`t`,
-:math:`W` that of the root and :math:`i(t)` the node's impurity, the book
-names two quantities (chapter "Impurity", eq. ``eq-impurity-weighted-decrease``;
-scikit-learn's documentation of ``min_impurity_decrease``):
+:math:`W` that of the root, :math:`i(t)` the node's impurity and
+:math:`R(t) = \frac{W_t}{W} i(t)` its weighted impurity, the book names two
+decreases (chapter "Impurity"; notation page):
 
-* the *impurity decrease* of the split at :math:`t`,
-  :math:`\Delta i(t) = i(t) - \frac{W_L}{W_t} i(L) - \frac{W_R}{W_t} i(R)`;
-* its *weighted impurity decrease* :math:`\frac{W_t}{W}\,\Delta i(t)`, which
-  ``min_impurity_decrease`` bounds and the mean-decrease-in-impurity
-  importances sum (:func:`weighted_impurity_decrease`).
+* the *impurity decrease* of the split at :math:`t` into :math:`t_L, t_R`,
+  :math:`\Delta i(t) = i(t) - \frac{W_L}{W_t} i(t_L) - \frac{W_R}{W_t} i(t_R)`
+  (Breiman et al. 1984, section 2.3; for entropy it is the weighted gain);
+* the *weighted impurity decrease*
+  :math:`\Delta R(t) = R(t) - R(t_L) - R(t_R) = \frac{W_t}{W}\,\Delta i(t)`,
+  which scikit-learn's ``min_impurity_decrease`` bounds and whose sums by
+  feature are the mean-decrease-in-impurity importances
+  (:func:`weighted_impurity_decrease`).
 
-The leaves' impurity :math:`R(T) = \sum_{t \text{ leaf}} \frac{W_t}{W} i(t)`
+The leaves' impurity :math:`R(T) = \sum_{t \text{ leaf}} R(t)`
 (:func:`leaf_impurity`) is the cost that cost-complexity pruning trades
-against the number of leaves (Breiman et al. 1984, section 3.3).
+against the number of leaves (Breiman et al. 1984, section 3.3); the
+decreases telescope: :math:`R(T) = R(\text{root}) - \sum_t \Delta R(t)`.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ def _tree_arrays(tree, name: str):
 
 
 def weighted_impurity_decrease(tree) -> np.ndarray:
-    r"""Weighted impurity decrease :math:`\frac{W_t}{W}\Delta i(t)` of every node.
+    r"""Weighted impurity decrease :math:`\Delta R(t) = \frac{W_t}{W}\Delta i(t)` of every node.
 
     Parameters
     ----------
@@ -89,7 +93,7 @@ def weighted_impurity_decrease(tree) -> np.ndarray:
 
 
 def leaf_impurity(tree) -> float:
-    r"""The leaves' impurity :math:`R(T) = \sum_{t \text{ leaf}} \frac{W_t}{W} i(t)`.
+    r"""The leaves' impurity :math:`R(T) = \sum_{t \text{ leaf}} R(t) = \sum_{t \text{ leaf}} \frac{W_t}{W} i(t)`.
 
     Parameters
     ----------
