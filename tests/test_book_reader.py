@@ -7,6 +7,7 @@ numbered, no raw MyST, code lines that fit the column, legible tree drawings).
 - Every figure (a code cell with an image output) has a caption and a name in
   its ``mystnb.figure`` metadata, and the chapter's prose refers to it by
   ``{numref}``.
+- A PNG figure is stored at twice the resolution it is shown at (retina).
 - A Graphviz tree drawing is an SVG with the class ``tree-drawing`` (drawn
   at one scale in every chapter, see book/_static/dtree-book.css), not a PNG.
 - A chapter shows at most MAX_SHOWN_LINES lines of code; checks and
@@ -151,3 +152,24 @@ def test_the_bibliography_gives_authors_titles_and_where_to_find():
         assert re.search(r"\byear\s*=", body), key
         if kind == "misc":   # the Chinese source notes: how they were published, in what language
             assert "howpublished" in body and "Chinese" in body, key
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_figures_are_sharp_on_high_dpi_screens(name):
+    """A PNG figure is stored at twice the resolution it is shown at ("retina"); trees are SVG."""
+    import base64
+    import struct
+
+    problems = []
+    for i, cell in enumerate(cells(name)):
+        for out in cell.get("outputs", []) if cell["cell_type"] == "code" else []:
+            png = out.get("data", {}).get("image/png")
+            if not png:
+                continue
+            data = base64.b64decode("".join(png) if isinstance(png, list) else png)
+            pixels = struct.unpack(">I", data[16:20])[0]          # IHDR width
+            shown = out.get("metadata", {}).get("image/png", {}).get("width")
+            if not shown or pixels < 2 * int(shown) - 1:
+                problems.append(f"cell {i}: a PNG {pixels} px wide shown at {shown or pixels} px "
+                                "(call dtree.plotting.use_book_style() before the first figure)")
+    assert not problems, f"{name}:\n  " + "\n  ".join(problems)

@@ -12,6 +12,13 @@ For each page (one test per page) the test checks, as a reader would see it:
   ``#fragment`` names an ``id`` (or ``name``) in the target page;
 - no console error and no uncaught JavaScript exception;
 - a favicon that is served, and no horizontal overflow in a 390 px (phone) viewport;
+- no raw MyST or Markdown in the rendered text (a role, a directive fence,
+  backticks, asterisks, a link or ``$`` maths that did not render);
+- every figure of the article (an image in a cell output or a figure) has a
+  numbered caption ("Fig. N"), and every tree drawing's box text is at least
+  MIN_TREE_TEXT_PX high, at 1280 px and at 390 px;
+- every code cell shown at 1280 px fits the text column (no sideways scroll);
+- at 390 px no equation number overlaps its equation;
 - on a page built from a notebook, the download button offers the ``.ipynb``
   and what it serves is a valid notebook (``nbformat.validate``);
 
@@ -89,6 +96,82 @@ async (timeoutMs) => {
 """
 
 LINKS = "() => [...document.querySelectorAll('a[href]')].map(a => a.href)"
+
+# Text a reader sees, outside code, maths and scripts: raw MyST or Markdown in
+# it means a role or directive did not render (e.g. a line of inline maths that
+# starts with "- " became a bullet list and cut a role in two).
+RAW_MARKUP = r"""
+() => {
+  const patterns = [
+    [/\{[a-z][\w:-]*\}`/, "a MyST role"],
+    [/```|^:::|\n:::/, "a directive fence"],
+    [/`/, "a backtick"],
+    [/\*\*\S/, "Markdown bold"],
+    [/(^|[\s(])\*[A-Za-z][\w ]{0,40}\*(?=[\s.,;:)]|$)/, "Markdown emphasis"],
+    [/\]\((https?:|\.|#)/, "a Markdown link"],
+    [/\$[^$\s][^$]{0,80}\$/, "unrendered $ maths"],
+  ];
+  const found = [];
+  const root = document.querySelector("article") || document.body;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+    acceptNode(node) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest("script, style, pre, code, kbd, textarea, mjx-container, .highlight, .math"))
+        return NodeFilter.FILTER_REJECT;
+      return NodeFilter.FILTER_ACCEPT;
+    },
+  });
+  // Join the text of each block element, so that a role cut over two nodes is seen whole.
+  const blocks = new Map();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const block = node.parentElement.closest("p, li, dd, dt, td, th, figcaption, h1, h2, h3, h4, caption") || node.parentElement;
+    blocks.set(block, (blocks.get(block) || "") + node.textContent);
+  }
+  for (const text of blocks.values())
+    for (const [pattern, what] of patterns)
+      if (pattern.test(text)) found.push(`${what}: ${text.trim().slice(0, 100)}`);
+  return found;
+}
+"""
+
+# Every figure of the article: an image in a cell's output or in a figure.
+FIGURES = """
+() => [...document.querySelectorAll("article div.cell_output img, article figure img")].map(img => {
+  const figure = img.closest("figure");
+  const caption = figure ? figure.querySelector("figcaption") : null;
+  return {src: img.getAttribute("src"),
+          caption: caption ? caption.textContent.trim().replace(/\s+/g, " ").slice(0, 60) : null};
+})
+"""
+
+# Box text of a Graphviz drawing: 14 pt in the SVG (18.7 px at natural size),
+# scaled as the page shows the image (CSS zoom included).
+TREE_TEXT_PX = """
+() => [...document.querySelectorAll("article img.tree-drawing")].map(img => {
+  const shown = img.getBoundingClientRect().width;
+  return {src: img.getAttribute("src"), px: img.naturalWidth ? 14 * 4 / 3 * shown / img.naturalWidth : 0};
+})
+"""
+
+# Code cells a reader sees (not folded): wider than their column?
+WIDE_CODE = """
+() => [...document.querySelectorAll("article div.cell_input pre")]
+  .filter(pre => pre.clientWidth > 0 && !pre.closest("details:not([open])"))
+  .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+  .map(pre => pre.textContent.split("\\n").reduce((a, b) => a.length >= b.length ? a : b).slice(0, 60))
+"""
+
+MIN_TREE_TEXT_PX = 12
+
+# Equation numbers that overlap their equation (a wide equation on a phone).
+EQNO_OVERLAPS = """
+() => [...document.querySelectorAll("article span.eqno")].filter(eqno => {
+  const maths = eqno.parentElement.querySelector("mjx-container");
+  if (!maths) return false;
+  const a = eqno.getBoundingClientRect(), b = maths.getBoundingClientRect();
+  return a.width > 0 && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+}).map(eqno => eqno.textContent.trim())
+"""
 
 
 # Helpers --------------------------------------------------------------------
@@ -217,13 +300,37 @@ def test_page(page_path, html_dir, book_server, offline_context, screenshot_dir)
         if status != 200:
             problems.append(f"favicon {icon}: HTTP {status}")
 
-    # A phone: at 390 px nothing widens the page (it would scroll sideways).
+    # What a reader sees: no raw markup, numbered figures, code that fits.
+    raw = page.evaluate(RAW_MARKUP)
+    if raw:
+        problems.append(f"raw MyST/Markdown in the rendered text: {raw[:5]}")
+    uncaptioned = [f["src"] for f in page.evaluate(FIGURES)
+                   if not (f["caption"] and re.match(r"Fig\. \d+", f["caption"]))]
+    if uncaptioned:
+        problems.append(f"figures without a numbered caption: {uncaptioned}")
+    wide = page.evaluate(WIDE_CODE)
+    if wide:
+        problems.append(f"code wider than the column at 1280 px: {wide[:3]}")
+    small = [f"{t['src']} ({t['px']:.1f} px)" for t in page.evaluate(TREE_TEXT_PX)
+             if t["px"] < MIN_TREE_TEXT_PX]
+    if small:
+        problems.append(f"tree drawings with box text under {MIN_TREE_TEXT_PX} px at 1280 px: {small}")
+
+    # A phone: at 390 px nothing widens the page (it would scroll sideways),
+    # and tree drawings keep their scale (they scroll inside their box).
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_timeout(200)
     widths = page.evaluate(
         "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     if widths[0] > widths[1]:
         problems.append(f"at 390 px the page is {widths[0]} px wide (scrolls sideways)")
+    small = [f"{t['src']} ({t['px']:.1f} px)" for t in page.evaluate(TREE_TEXT_PX)
+             if t["px"] < MIN_TREE_TEXT_PX]
+    if small:
+        problems.append(f"tree drawings with box text under {MIN_TREE_TEXT_PX} px at 390 px: {small}")
+    overlaps = page.evaluate(EQNO_OVERLAPS)
+    if overlaps:
+        problems.append(f"at 390 px equation numbers overlap their equations: {overlaps[:5]}")
     page.set_viewport_size({"width": 1280, "height": 900})
 
     # Full-page screenshot (after MathJax and images, before the download menu is opened).
