@@ -315,7 +315,7 @@ def source_without_docstring(obj) -> str:
     Parameters
     ----------
     obj : function, method or class
-        Anything :func:`inspect.getsource` reads.
+        Anything ``inspect.getsource`` reads.
 
     Returns
     -------
