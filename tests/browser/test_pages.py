@@ -109,14 +109,15 @@ RAW_MARKUP = r"""
     [/\*\*\S/, "Markdown bold"],
     [/(^|[\s(])\*[A-Za-z][\w ]{0,40}\*(?=[\s.,;:)]|$)/, "Markdown emphasis"],
     [/\]\((https?:|\.|#)/, "a Markdown link"],
-    [/\$[^$\s][^$]{0,80}\$/, "unrendered $ maths"],
+    [/\$/, "a $ of unrendered maths"],
+    [/\\[A-Za-z]{2,}/, "a raw TeX command"],
   ];
   const found = [];
   const root = document.querySelector("article") || document.body;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
     acceptNode(node) {
       const parent = node.parentElement;
-      if (!parent || parent.closest("script, style, pre, code, kbd, textarea, mjx-container, .highlight, .math"))
+      if (!parent || parent.closest("script, style, pre, code, kbd, textarea, mjx-container, .highlight, .math, .sig"))
         return NodeFilter.FILTER_REJECT;
       return NodeFilter.FILTER_ACCEPT;
     },
