@@ -18,6 +18,7 @@ from dtree.information import (
     gain_with_missing_values,
     information_gain,
     information_gain_from_labels,
+    split_information_from_labels,
 )
 from dtree.tree import iter_nodes
 
@@ -228,6 +229,28 @@ def test_missing_penalty_bounds_and_definition(data):
         assert penalised <= (1 - gamma) * math.log2(np.unique(y).size) + TOL
     else:
         assert penalised == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(columns_with_missing())
+def test_gain_ratio_with_missing_values_is_at_most_one(data):
+    """rem-weights-missing-gain-ratio: with the missing part as a branch of its own,
+    SplitInfo = h(gamma) + (1 - gamma) H^(A) >= (1 - gamma) H^(A) >= Gain_miss, so the
+    gain ratio with unknown values is at most 1 (it would not be without 1 - gamma)."""
+    x, with_gaps, missing, y, w = data
+    penalised = gain_with_missing_values(with_gaps, y, sample_weight=w)
+    # the missing values as one more branch (-1 is no value of x)
+    branches = np.where(missing, -1, x)
+    split_info = split_information_from_labels(branches, sample_weight=w)
+    gamma = w[missing].sum() / w.sum()
+    if w[~missing].sum() > 0:
+        known_split = split_information_from_labels(x[~missing], sample_weight=w[~missing])
+        h = 0.0 if gamma in (0.0, 1.0) else (
+            -gamma * math.log2(gamma) - (1 - gamma) * math.log2(1 - gamma))
+        assert abs(split_info - (h + (1 - gamma) * known_split)) < 1e-9
+    assert penalised <= split_info + TOL
+    if split_info > 1e-9:
+        assert penalised / split_info <= 1 + 1e-9
 
 
 @settings(max_examples=50, deadline=None)
