@@ -10,6 +10,7 @@ from sklearn.tree import DecisionTreeClassifier as SklearnTree
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
 from dtree.information import gini
+from dtree.inspection import leaf_impurity, weighted_impurity_decrease
 
 
 def _data(seed, n, d, k):
@@ -20,17 +21,13 @@ def _data(seed, n, d, k):
 
 
 def _leaf_cost(tree_):
-    leaves = tree_.children_left < 0
-    share = tree_.weighted_n_node_samples[leaves] / tree_.weighted_n_node_samples[0]
-    return float(np.sum(share * tree_.impurity[leaves]))
+    """R(T), eq-objective-cost."""
+    return leaf_impurity(tree_)
 
 
 def _decreases(tree_):
-    left, right = tree_.children_left, tree_.children_right
-    inner = np.flatnonzero(left >= 0)
-    w = tree_.weighted_n_node_samples / tree_.weighted_n_node_samples[0]
-    i = tree_.impurity
-    return w[inner] * i[inner] - w[left[inner]] * i[left[inner]] - w[right[inner]] * i[right[inner]]
+    """Delta R(t) of the internal nodes, eq-objective-decrease."""
+    return weighted_impurity_decrease(tree_)[tree_.children_left >= 0]
 
 
 def _gini_cost(counts, n):
@@ -123,3 +120,78 @@ def test_mccp_is_exact_over_pruned_subtrees(seed, n, alpha):
     best = min(r + alpha * k for r, k in _pruned_subtrees(grown.tree_))
     pruned = DecisionTreeClassifier(max_depth=3, ccp_alpha=alpha).fit(X, y)
     assert abs(_leaf_cost(pruned.tree_) + alpha * pruned.get_n_leaves() - best) < 1e-12
+
+
+def _midpoint_left_sets(x):
+    """The left sets {x <= theta} for theta = -inf, +inf and every midpoint of consecutive distinct values."""
+    v = np.unique(x)
+    thetas = np.concatenate([[-np.inf], (v[:-1] + v[1:]) / 2, [np.inf]])
+    return {tuple(x <= t) for t in thetas}
+
+
+@settings(max_examples=80, deadline=None)
+@given(values=st.lists(st.integers(-6, 6), min_size=1, max_size=30),
+       theta=st.floats(-5.0, 5.0, allow_nan=False) | st.integers(-12, 12).map(lambda k: k / 2))
+def test_midpoints_suffice_for_one_threshold(values, theta):
+    """lem-objective-midpoints: any threshold sends the same samples left as -inf, +inf or a midpoint,
+    namely the midpoint (v_s + v_{s+1}) / 2 with v_s <= theta < v_{s+1}."""
+    x = np.array(values, dtype=float) / 2  # repeated values; thresholds may equal a value
+    left = tuple(x <= theta)
+    assert left in _midpoint_left_sets(x)
+    v = np.unique(x)
+    if v[0] <= theta < v[-1]:
+        s = np.searchsorted(v, theta, side="right") - 1
+        assert v[s] <= theta < v[s + 1]
+        assert left == tuple(x <= (v[s] + v[s + 1]) / 2)
+
+
+def _random_threshold_tree(rng, X, depth):
+    """A random tree of depth <= depth with arbitrary real thresholds (inside, outside or on the data)."""
+    if depth == 0 or rng.random() < 0.25:
+        return None
+    j = int(rng.integers(X.shape[1]))
+    if rng.random() < 0.3:
+        theta = float(rng.choice(X[:, j]))  # exactly a data value
+    else:
+        theta = float(rng.uniform(X[:, j].min() - 1, X[:, j].max() + 1))
+    return {"feature": j, "theta": theta,
+            "left": _random_threshold_tree(rng, X, depth - 1),
+            "right": _random_threshold_tree(rng, X, depth - 1)}
+
+
+def _leaves(tree, X, rows, snap):
+    """Sample sets of the leaves, left to right; with snap, every threshold is replaced as in the proof
+    of lem-objective-midpoints (-inf, +inf or the midpoint of the samples that reach the node)."""
+    if tree is None:
+        return [rows]
+    j, theta = tree["feature"], tree["theta"]
+    v = np.unique(X[rows, j])
+    if snap and v.size:
+        if theta < v[0]:
+            theta = -np.inf
+        elif theta >= v[-1]:
+            theta = np.inf
+        else:
+            s = np.searchsorted(v, theta, side="right") - 1
+            theta = (v[s] + v[s + 1]) / 2
+    go = X[rows, j] <= theta
+    return _leaves(tree["left"], X, rows[go], snap) + _leaves(tree["right"], X, rows[~go], snap)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 14), d=st.integers(1, 3), k=st.integers(2, 3),
+       depth=st.integers(1, 2))
+def test_midpoint_trees_attain_the_global_optimum(seed, n, d, k, depth):
+    """lem-objective-midpoints: replacing every threshold of any tree by -inf, +inf or a midpoint keeps
+    its leaves, so no threshold tree of depth <= D beats the best midpoint-only tree (exhaustive search)."""
+    X, y = _data(seed, n, d, k)
+    rng = np.random.default_rng(seed + 1)
+    best = _best_cost(X, y, depth, n, k)
+    for _ in range(10):
+        tree = _random_threshold_tree(rng, X, depth)
+        rows = np.arange(n)
+        leaves = _leaves(tree, X, rows, snap=False)
+        snapped = _leaves(tree, X, rows, snap=True)
+        assert [list(a) for a in leaves] == [list(b) for b in snapped]
+        cost = sum(_gini_cost(np.bincount(y[leaf], minlength=k), n) for leaf in leaves)
+        assert best <= cost + 1e-12
