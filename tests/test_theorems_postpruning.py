@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from sklearn import tree as sktree
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+from dtree.inspection import same_tree
 from dtree.pruning import cost_complexity_path, prune_to_alpha
 
 
@@ -166,8 +167,9 @@ def test_two_equal_alphas_in_a_row_keep_the_path_and_the_leaves_monotone():
 @given(datasets())
 def test_path_increases_and_matches_sklearn(data):
     """thm-postpruning-weakest-link and prop-postpruning-ties: alphas and costs do not decrease;
-    the path equals scikit-learn's (one feature, so that no tie between features can make the
-    two grown trees differ)."""
+    the path equals scikit-learn's whenever the two libraries grow the same tree (one feature,
+    so that no tie between features can make them differ; two thresholds of exactly equal
+    decrease still can, as rounding decides scikit-learn's choice and dtree takes the lower)."""
     X, y, classification = data
     X = X[:, :1]
     estimator = grown(X, y, classification)
@@ -177,6 +179,7 @@ def test_path_increases_and_matches_sklearn(data):
     assert np.all(np.diff(path["impurities"]) >= -1e-12 * (1 + path["impurities"][-1]))
     sk = (sktree.DecisionTreeClassifier if classification else sktree.DecisionTreeRegressor)(random_state=0)
     sk_path = sk.cost_complexity_pruning_path(X, y)
+    assume(same_tree(estimator, sk.fit(X, y)))
     scale = estimator.tree_.impurity[0]
     ours, theirs = distinct_alphas(path["ccp_alphas"], scale), distinct_alphas(sk_path["ccp_alphas"], scale)
     assert ours.shape == theirs.shape
@@ -208,3 +211,90 @@ def test_path_is_invariant_to_weight_scale(data, k):
     scaled = estimator.cost_complexity_pruning_path(X, y, sample_weight=np.full(len(y), 2.0**k))
     np.testing.assert_allclose(scaled["ccp_alphas"], base["ccp_alphas"], rtol=1e-12, atol=0)
     np.testing.assert_allclose(scaled["impurities"], base["impurities"], rtol=1e-12, atol=0)
+
+
+def smallest_optimal(tree, candidates, alpha):
+    """The smallest alpha-optimal subtree among ``candidates``, by brute force: the
+    intersection of all the optimal ones, which must itself be optimal."""
+    values = np.array([cost_complexity(tree, s, alpha) for s in candidates])
+    tolerance = 1e-12 * (1 + abs(values.min()))
+    optimal = [s for s, v in zip(candidates, values) if v <= values.min() + tolerance]
+    smallest = frozenset.intersection(*optimal)
+    assert smallest in optimal  # the smallest optimal subtree exists (thm-postpruning-smallest)
+    return smallest
+
+
+def branch_leaves(tree, subtree, t):
+    """The leaves of the branch of ``t`` in the pruned subtree ``subtree``."""
+    leaves, stack = [], [t]
+    while stack:
+        node = stack.pop()
+        left = tree.children_left[node]
+        if left < 0 or left not in subtree:
+            leaves.append(node)
+        else:
+            stack.extend([left, tree.children_right[node]])
+    return leaves
+
+
+def prune_at(tree, subtree, nodes):
+    """``subtree`` pruned at every node of ``nodes``: their descendants removed."""
+    removed = set()
+    for t in nodes:
+        stack = [tree.children_left[t], tree.children_right[t]]
+        while stack:
+            node = stack.pop()
+            if node >= 0 and node in subtree:
+                removed.add(node)
+                stack.extend([tree.children_left[node], tree.children_right[node]])
+    return frozenset(subtree - removed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(datasets(max_samples=16), st.randoms(use_true_random=False))
+def test_restriction_lemma(data, random):
+    """lem-postpruning-restriction: if T(alpha) <= T' <= T, then T'(alpha) = T(alpha).
+
+    T(alpha) is dtree's prune_to_alpha; T' is a random pruned subtree of T that contains
+    it; T'(alpha) is found by brute force among the pruned subtrees of T'."""
+    X, y, classification = data
+    tree = grown(X, y, classification).tree_
+    assume(tree.node_count <= 31)
+    candidates = pruned_subtrees(tree)
+    for alpha in interval_alphas(tree):
+        smallest = kept_nodes(tree, prune_to_alpha(tree, alpha))
+        between = [s for s in candidates if smallest <= s]
+        restricted_to = random.choice(between)
+        of_restricted = [s for s in candidates if s <= restricted_to]
+        assert smallest_optimal(tree, of_restricted, alpha) == smallest
+
+
+@settings(max_examples=40, deadline=None)
+@given(datasets(max_samples=16), st.randoms(use_true_random=False))
+def test_one_weakest_link_step(data, random):
+    """lem-postpruning-one-step: with alpha* = min g'(t) over the internal nodes of a pruned
+    subtree T', T'(alpha) = T' for alpha < alpha*, and T'(alpha*) is T' pruned at every node
+    of g'(t) = alpha*.  For T' = T, alpha* is the first step of dtree's pruning path."""
+    X, y, classification = data
+    tree = grown(X, y, classification).tree_
+    assume(2 < tree.node_count <= 31)
+    candidates = pruned_subtrees(tree)
+    costs = node_costs(tree)
+    whole = frozenset(range(tree.node_count))
+    chosen = [whole] + random.sample(candidates, min(3, len(candidates)))
+    for subtree in chosen:
+        inner = [t for t in subtree if tree.children_left[t] >= 0 and tree.children_left[t] in subtree]
+        if not inner:
+            continue
+        g = {t: (costs[t] - costs[branch_leaves(tree, subtree, t)].sum())
+             / (len(branch_leaves(tree, subtree, t)) - 1) for t in inner}
+        alpha_star = min(g.values())
+        scale = 1e-9 * (1 + tree.impurity[0])
+        of_subtree = [s for s in candidates if s <= subtree]
+        below = alpha_star - max(1e-6 * tree.impurity[0], 1e-3 * abs(alpha_star))
+        assert smallest_optimal(tree, of_subtree, below) == subtree                  # part 1
+        weakest = [t for t in inner if g[t] <= alpha_star + scale]
+        assert smallest_optimal(tree, of_subtree, alpha_star) == prune_at(tree, subtree, weakest)  # part 2
+        if subtree == whole:
+            path_alphas = cost_complexity_path(tree)[0]
+            assert path_alphas[1] == pytest.approx(max(alpha_star, 0.0), rel=1e-9, abs=scale)
