@@ -8,7 +8,8 @@ numbered, no raw MyST, code lines that fit the column, legible tree drawings).
   its ``mystnb.figure`` metadata, and the chapter's prose refers to it by
   ``{numref}``.
 - A PNG figure is stored at twice the resolution it is shown at (retina).
-- A Graphviz tree drawing is an SVG with the class ``tree-drawing`` (drawn
+- A Graphviz tree drawing is an SVG (``SVG(graphviz.Source(dot).pipe(format="svg"))``,
+  whose text form holds no memory address) with the class ``tree-drawing`` (drawn
   at one scale in every chapter, see book/_static/dtree-book.css), not a PNG.
 - A chapter shows at most MAX_SHOWN_LINES lines of code; checks and
   plotting boilerplate are folded (``hide-input`` / ``hide-cell``).
@@ -85,7 +86,7 @@ def test_tree_drawings_are_svg_at_the_book_scale(name):
         code = source(cell)
         if cell["cell_type"] != "code" or "export_graphviz" not in code or not image_types(cell):
             continue
-        if "image/svg+xml" not in image_types(cell) or ".pipe(" in code:
+        if "image/svg+xml" not in image_types(cell) or 'format="png"' in code:
             problems.append(f"cell {i}: a Graphviz drawing that is not an SVG output")
         classes = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("classes", "")
         if "tree-drawing" not in str(classes).split():
@@ -111,6 +112,14 @@ def test_code_shown_to_the_reader(name):
     if lines > MAX_SHOWN_LINES:
         problems.append(f"{lines} lines of code shown (at most {MAX_SHOWN_LINES}): fold checks")
     assert not problems, f"{name}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_no_output_shows_a_memory_address(name):
+    """E.g. a graphviz.Source as a cell's value: its text form is '<... at 0x7f...>'."""
+    for i, cell in enumerate(cells(name)):
+        text = json.dumps(cell.get("outputs", []))
+        assert not re.search(r" at 0x[0-9a-f]{6,}", text), f"{name}, cell {i}: a memory address"
 
 
 def test_a_helper_is_defined_in_one_notebook_only():
