@@ -182,3 +182,22 @@ def test_figures_are_sharp_on_high_dpi_screens(name):
                 problems.append(f"cell {i}: a PNG {pixels} px wide shown at {shown or pixels} px "
                                 "(call dtree.plotting.use_book_style() before the first figure)")
     assert not problems, f"{name}:\n  " + "\n  ".join(problems)
+
+
+def test_every_theorem_lemma_and_proposition_has_a_test_naming_it():
+    """Each {prf:theorem}, lemma, proposition and corollary of the book is stated as a test.
+
+    The test names the label (in its name or docstring) so that a reader of the
+    proof can find the check, and a label without one is noticed.
+    """
+    statement = re.compile(r"(?:```|:::)\{prf:(?:theorem|lemma|proposition|corollary)\}[^\n]*\n"
+                           r":label: ([\w-]+)")
+    labels = {}
+    for name in NOTEBOOKS:
+        for label in statement.findall(prose(name)):
+            labels[label] = name
+    tests = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("*.py")
+                      if p.name != "test_book_reader.py")
+    assert len(labels) >= 50
+    missing = {label: name for label, name in labels.items() if label not in tests}
+    assert not missing, f"statements that no test names: {missing}"
