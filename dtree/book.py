@@ -31,7 +31,8 @@ import re
 from typing import Any
 
 __all__ = [
-    "SIGNIFICANT_DIGITS", "glue", "glued", "repository_file", "show_source", "source_without_docstring", "stated_precision",
+    "SIGNIFICANT_DIGITS", "glue", "glued", "repository_file", "show_source",
+    "source_without_docstring", "stated_precision",
     "stated_precision_text",
 ]
 

@@ -185,9 +185,10 @@ def make_xor(counts, random_state=None):
     The quadrant ``(a, b)`` (``a, b`` in {0, 1}: low or high half of
     :math:`x_1` and :math:`x_2`) gets ``counts`` points drawn uniformly from
     :math:`[a/2, a/2 + 1/2) \\times [b/2, b/2 + 1/2)`, all of class
-    ``a XOR b``.  With equal counts neither feature alone separates the
-    classes at all: the greedy root split of a tree sees no gain, the
-    classic case against stopping at zero gain.
+    ``a XOR b``.  With equal counts neither feature alone tells the classes
+    apart: in expectation every root split has zero gain, and a sample shows
+    only the small gains of sampling noise, the classic case against
+    stopping a tree when the best gain is small.
 
     Parameters
     ----------
@@ -221,6 +222,8 @@ def make_xor(counts, random_state=None):
     rng = np.random.default_rng(random_state)
     X, y = [], []
     for (a, b), k in zip([(0, 0), (0, 1), (1, 0), (1, 1)], array.tolist()):
-        X.append(np.column_stack([rng.uniform(a / 2, a / 2 + 0.5, k), rng.uniform(b / 2, b / 2 + 0.5, k)]))
+        x1 = rng.uniform(a / 2, a / 2 + 0.5, k)
+        x2 = rng.uniform(b / 2, b / 2 + 0.5, k)
+        X.append(np.column_stack([x1, x2]))
         y.append(np.full(k, a ^ b))
     return np.vstack(X), np.concatenate(y)

@@ -93,7 +93,7 @@ def weighted_impurity_decrease(tree) -> np.ndarray:
 
 
 def leaf_impurity(tree) -> float:
-    r"""The leaves' impurity :math:`R(T) = \sum_{t \text{ leaf}} R(t) = \sum_{t \text{ leaf}} \frac{W_t}{W} i(t)`.
+    r"""The leaves' impurity :math:`R(T) = \sum_{t \text{ leaf}} \frac{W_t}{W} i(t)`.
 
     Parameters
     ----------
@@ -103,10 +103,11 @@ def leaf_impurity(tree) -> float:
     Returns
     -------
     float
-        :math:`R(T)`, in the criterion's units; for the Gini index the
-        training misclassification-type cost Breiman et al. (1984,
-        section 3.3) prune with, for squared error the training mean squared
-        error.  It equals the root's impurity minus the sum of
+        :math:`R(T)`, in the criterion's units: the leaves' Gini impurity or
+        entropy, which scikit-learn's ``ccp_alpha`` prunes with (Breiman et
+        al. (1984, section 3.3) prune a classification tree with its
+        misclassification rate instead), or for squared error the training
+        mean squared error.  It equals the root's impurity minus the sum of
         :func:`weighted_impurity_decrease` (the decreases telescope).
 
     Raises
@@ -191,9 +192,10 @@ def same_tree(a, b, *, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
     --------
     >>> from dtree import DecisionTreeClassifier
     >>> X, y = [[0], [1], [2], [3]], [0, 1, 1, 1]
-    >>> same_tree(DecisionTreeClassifier().fit(X, y), DecisionTreeClassifier(max_depth=1).fit(X, y))
+    >>> full = DecisionTreeClassifier().fit(X, y)
+    >>> same_tree(full, DecisionTreeClassifier(max_depth=1).fit(X, y))
     True
-    >>> same_tree(DecisionTreeClassifier().fit(X, y), DecisionTreeClassifier().fit(X, [0, 0, 1, 1]))
+    >>> same_tree(full, DecisionTreeClassifier().fit(X, [0, 0, 1, 1]))
     False
     """
     (tree_a, root_a), (tree_b, root_b) = _root(a, "a"), _root(b, "b")

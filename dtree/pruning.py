@@ -154,8 +154,9 @@ def distinct_alphas(ccp_alphas, rtol: float = 1e-9) -> np.ndarray:
         Effective alphas, e.g. ``cost_complexity_pruning_path(X, y).ccp_alphas``
         of a dtree or scikit-learn tree.
     rtol : float, default=1e-9
-        A value within ``rtol`` (relative) of the previous distinct value
-        is taken as equal to it.
+        In sorted order, a value within ``rtol`` (relative) of the value
+        before it is taken as equal to it (so a chain of such steps is one
+        value).
 
     Returns
     -------
@@ -165,7 +166,8 @@ def distinct_alphas(ccp_alphas, rtol: float = 1e-9) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``ccp_alphas`` is empty or not one-dimensional, or holds NaN.
+        If ``ccp_alphas`` is empty or not one-dimensional, or holds NaN, or
+        ``rtol`` is negative.
 
     Examples
     --------
@@ -174,6 +176,9 @@ def distinct_alphas(ccp_alphas, rtol: float = 1e-9) -> np.ndarray:
     """
     alphas = np.sort(np.asarray(ccp_alphas, dtype=float))
     if alphas.ndim != 1 or alphas.size == 0 or np.isnan(alphas).any():
-        raise ValueError(f"ccp_alphas must be a non-empty 1-D array of numbers, got {np.asarray(ccp_alphas)!r}")
+        raise ValueError("ccp_alphas must be a non-empty 1-D array of numbers, "
+                         f"got {np.asarray(ccp_alphas)!r}")
+    if not rtol >= 0:
+        raise ValueError(f"rtol must be a non-negative number, got {rtol!r}")
     # keep alpha_k when it exceeds alpha_{k-1} by more than rtol * alpha_k
     return alphas[np.r_[True, np.diff(alphas) > rtol * np.abs(alphas[1:])]]

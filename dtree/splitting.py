@@ -13,7 +13,8 @@ child are prefix sums and those of the right child are the node's total minus
 the left: all thresholds of all nodes are scored with one cumulative sum per
 feature (:func:`best_splits`), in :math:`O(n)` time per feature and level
 instead of :math:`O(n^2)`.  Over a tree of depth :math:`h` the search costs
-:math:`O(n\,d\,h)` after the :math:`O(n\,d \log n)` presort (the sorted sweep of the GrowTree lecture notes).  The
+:math:`O(n\,d\,h)` after the :math:`O(n\,d \log n)` presort (the sorted sweep of
+the GrowTree lecture notes).  The
 sweep is vectorised over all nodes of a level *and* over a block of features
 (arrays of shape (features, positions)), so its Python overhead per level does
 not grow with the number of nodes or features.  A long level is swept in

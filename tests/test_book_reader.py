@@ -153,13 +153,16 @@ def test_the_bibliography_gives_authors_titles_and_where_to_find():
     entries = re.findall(r"@(\w+)\{([^,]+),(.*?)\n\}", bib, flags=re.S)
     keys = [key for _, key, _ in entries]
     assert len(keys) == len(set(keys))
-    works = [(re.search(r"title\s*=\s*\{(.*)\},?\n", body).group(1),
-              (re.search(r"author\s*=\s*\{(.*)\},?\n", body) or re.search("", "")).group(0))
+    works = [(re.search(r"title\s*=\s*\{(.*)\},?\n", body) or re.search("", "")).group(0)
+             + (re.search(r"author\s*=\s*\{(.*)\},?\n", body) or re.search("", "")).group(0)
              for _, _, body in entries]
     assert len(works) == len(set(works)), "a work listed twice"
     for kind, key, body in entries:
-        assert re.search(r"\byear\s*=", body), key
-        if kind == "misc":   # the Chinese source notes: how they were published, in what language
+        assert re.search(r"\btitle\s*=", body) and re.search(r"\byear\s*=", body), key
+        # where to find it: a journal, proceedings, publisher, DOI or URL; the
+        # Chinese source notes say how they were published, and in what language
+        assert re.search(r"\b(journal|booktitle|publisher|doi|url|howpublished)\s*=", body), key
+        if kind == "misc":
             assert "howpublished" in body and "Chinese" in body, key
 
 

@@ -180,7 +180,7 @@ def test_entropy_bounds(counts):
 
 @given(tables)
 def test_gain_is_nonnegative_and_bounded(table):
-    """thm-gain-kl: Gain = KL(p(a, y) || p(a) p(y)) >= 0 and Gain <= min(H(Y), H(A))."""
+    """thm-gain-kl: Gain = D_KL(p(a, y) || p(a) p(y)) >= 0 and Gain <= min(H(Y), H(A))."""
     gain = information_gain(table)
     assert gain >= -1e-12
     assert gain <= entropy(table.sum(axis=0)) + 1e-12

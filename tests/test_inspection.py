@@ -30,18 +30,24 @@ def test_hand_values():
     np.testing.assert_allclose(weighted_impurity_decrease(tree), [0.375, 0.0, 0.0])
     assert leaf_impurity(tree) == 0.0
     stump = dtree.DecisionTreeRegressor(max_depth=1).fit(X, [0.0, 2.0, 4.0, 6.0])
-    assert leaf_impurity(stump) == 1.0      # leaves {0, 2}, {4, 6}: variance 1 each
-    assert weighted_impurity_decrease(stump)[0] == 4.0   # root variance 5 minus 1
+    assert leaf_impurity(stump) == 1.0  # leaves {0, 2}, {4, 6}: variance 1 each
+    assert weighted_impurity_decrease(stump)[0] == 4.0  # root variance 5 minus 1
 
 
 def test_decreases_are_scikit_learns_importances(cancer):
     X, y = cancer
-    for estimator in (dtree.DecisionTreeClassifier(max_depth=4).fit(X, y),
-                      sk_tree.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)):
-        by_feature = np.bincount(estimator.tree_.feature[estimator.tree_.children_left >= 0],
-                                 weights=weighted_impurity_decrease(estimator)[estimator.tree_.children_left >= 0],
-                                 minlength=X.shape[1])
-        np.testing.assert_allclose(by_feature / by_feature.sum(), estimator.feature_importances_, rtol=1e-12)
+    for estimator in (
+        dtree.DecisionTreeClassifier(max_depth=4).fit(X, y),
+        sk_tree.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y),
+    ):
+        by_feature = np.bincount(
+            estimator.tree_.feature[estimator.tree_.children_left >= 0],
+            weights=weighted_impurity_decrease(estimator)[estimator.tree_.children_left >= 0],
+            minlength=X.shape[1],
+        )
+        np.testing.assert_allclose(
+            by_feature / by_feature.sum(), estimator.feature_importances_, rtol=1e-12
+        )
 
 
 @settings(max_examples=40, deadline=None)
@@ -51,27 +57,38 @@ def test_decreases_telescope_to_leaf_impurity(seed, n, criterion):
     rng = np.random.default_rng(seed)
     X, y = rng.integers(0, 4, size=(n, 3)).astype(float), rng.integers(0, 3, size=n)
     w = rng.integers(1, 4, size=n).astype(float)
-    for estimator in (dtree.DecisionTreeClassifier(criterion=criterion),
-                      sk_tree.DecisionTreeClassifier(criterion=criterion, random_state=0)):
+    for estimator in (
+        dtree.DecisionTreeClassifier(criterion=criterion),
+        sk_tree.DecisionTreeClassifier(criterion=criterion, random_state=0),
+    ):
         estimator.fit(X, y, sample_weight=w)
         t = estimator.tree_
-        assert leaf_impurity(t) == pytest.approx(t.impurity[0] - weighted_impurity_decrease(t).sum(),
-                                                 rel=1e-9, abs=1e-12)
+        assert leaf_impurity(t) == pytest.approx(
+            t.impurity[0] - weighted_impurity_decrease(t).sum(), rel=1e-9, abs=1e-12
+        )
         path = estimator.cost_complexity_pruning_path(X, y, sample_weight=w)
-        assert leaf_impurity(estimator) == pytest.approx(path["impurities"][0], rel=1e-9, abs=1e-12)
+        assert leaf_impurity(estimator) == pytest.approx(
+            path["impurities"][0], rel=1e-9, abs=1e-12
+        )
 
 
 def test_same_tree(cancer):
     rng = np.random.default_rng(0)
     X_normal = rng.normal(size=(200, 4))
-    y_normal = (X_normal[:, 0] + X_normal[:, 1] ** 2 + rng.normal(scale=0.5, size=200) > 1).astype(int)
-    ours = dtree.DecisionTreeClassifier(min_samples_leaf=8).fit(X_normal, y_normal)   # no ties here
-    theirs = sk_tree.DecisionTreeClassifier(min_samples_leaf=8, random_state=0).fit(X_normal, y_normal)
+    y_normal = (X_normal[:, 0] + X_normal[:, 1] ** 2 + rng.normal(scale=0.5, size=200) > 1).astype(
+        int
+    )
+    ours = dtree.DecisionTreeClassifier(min_samples_leaf=8).fit(X_normal, y_normal)  # no ties here
+    theirs = sk_tree.DecisionTreeClassifier(min_samples_leaf=8, random_state=0).fit(
+        X_normal, y_normal
+    )
     assert ours.get_n_leaves() > 5 and same_tree(ours, theirs) and same_tree(ours.tree_, theirs)
     X, y = cancer
     # at depth 2 node 4 is a tie between two features, broken differently
-    assert not same_tree(dtree.DecisionTreeClassifier(max_depth=2).fit(X, y),
-                         sk_tree.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y))
+    assert not same_tree(
+        dtree.DecisionTreeClassifier(max_depth=2).fit(X, y),
+        sk_tree.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y),
+    )
     ours = dtree.DecisionTreeClassifier(max_depth=2).fit(X, y)
     assert not same_tree(ours, dtree.DecisionTreeClassifier(max_depth=1).fit(X, y))
     # best-first growth numbers the nodes differently: the same tree all the same
@@ -81,7 +98,9 @@ def test_same_tree(cancer):
     weather = load_weather()
     id3 = dtree.ID3Classifier().fit(weather.drop(columns="play"), weather["play"])
     assert same_tree(id3, id3.root_) and not same_tree(id3, ours)
-    assert not same_tree(id3, dtree.ID3Classifier(max_depth=1).fit(weather.drop(columns="play"), weather["play"]))
+    assert not same_tree(
+        id3, dtree.ID3Classifier(max_depth=1).fit(weather.drop(columns="play"), weather["play"])
+    )
     with pytest.raises(TypeError, match="b must be a fitted binary tree"):
         same_tree(ours, "tree")
     with pytest.raises(TypeError, match="tree must be a fitted binary tree"):
@@ -89,8 +108,12 @@ def test_same_tree(cancer):
 
 
 def test_distinct_alphas():
-    np.testing.assert_array_equal(distinct_alphas([0.05, 0.0, 0.01, 0.01 * (1 + 1e-15)]), [0.0, 0.01, 0.05])
+    np.testing.assert_array_equal(
+        distinct_alphas([0.05, 0.0, 0.01, 0.01 * (1 + 1e-15)]), [0.0, 0.01, 0.05]
+    )
     assert distinct_alphas([0.0, 0.01, 0.0101], rtol=0.02).tolist() == [0.0, 0.01]
+    with pytest.raises(ValueError, match="rtol must be a non-negative number"):
+        distinct_alphas([0.0, 1.0], rtol=-1.0)
     for bad in ([], [[0.0, 1.0]], [0.0, np.nan]):
         with pytest.raises(ValueError, match="ccp_alphas"):
             distinct_alphas(bad)
@@ -115,7 +138,7 @@ def test_show_source_omits_the_docstring():
     assert "# (W_t i(t) - W_L i(L) - W_R i(R)) / W" in text
     assert show_source(weighted_impurity_decrease).data == text
     assert 'class="highlight"' in show_source(weighted_impurity_decrease)._repr_html_()
-    no_docstring = source_without_docstring(lambda x: x + 1)   # noqa: E731
+    no_docstring = source_without_docstring(lambda x: x + 1)  # noqa: E731
     assert "docstring omitted" not in no_docstring
     with pytest.raises(TypeError):
         source_without_docstring(len)

@@ -48,7 +48,7 @@ def _product_of_marginals(P):
 @settings(max_examples=100, deadline=None)
 @given(count_tables)
 def test_gain_is_kl_divergence_and_non_negative(table):
-    """thm-gain-kl: G = H(Y) - H(Y|A) = KL(p(a, y) || p(a) p(y)) >= 0."""
+    """thm-gain-kl: G = H(Y) - H(Y|A) = D_KL(p(a, y) || p(a) p(y)) >= 0."""
     P = _joint(table)
     gain = information_gain(table)
     assert abs(gain - kl_divergence(P, _product_of_marginals(P))) < TOL

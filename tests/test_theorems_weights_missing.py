@@ -140,7 +140,7 @@ def test_id3_tree_of_integer_weights_is_the_tree_of_copies(counts):
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.floats(0.0, 10.0), min_size=14, max_size=14))
 def test_relative_gains_add_up_to_the_tree_reduction(weights):
-    """prop-weights-tree-impurity (2): H_w(D) - I(T) = sum of the relative gains W_t/W Gain."""
+    """prop-weights-tree-impurity (2): H_w(D) - R(T) = sum of the weighted decreases Delta R(t) = W_t/W Gain."""
     w = np.array(weights)
     assume(w.sum() > 0.1)
     weather = load_weather()
