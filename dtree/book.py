@@ -366,8 +366,10 @@ def show_source(obj):
     Returns
     -------
     IPython.display.Code
-        Displays as highlighted Python; its plain-text form is
-        :func:`source_without_docstring` of ``obj``.
+        Displays as highlighted Python (HTML with its own Pygments styles,
+        scoped to the output, so that JupyterLab, Colab and the HTML book
+        all colour it); its plain-text form is :func:`source_without_docstring`
+        of ``obj``.
 
     Raises
     ------
@@ -384,4 +386,19 @@ def show_source(obj):
     """
     from IPython.display import Code
 
-    return Code(source_without_docstring(obj), language="python")
+    class _HighlightedSource(Code):
+        def _repr_html_(self):
+            from pygments import highlight
+            from pygments.formatters import HtmlFormatter
+
+            formatter = HtmlFormatter()
+            # the style rules scoped to this output (Pygments also emits global
+            # rules for pre and line numbers: left out), without comments
+            css = "\n".join(
+                re.sub(r"\s*/\*.*?\*/", "", rule)
+                for rule in formatter.get_style_defs(".dtree-source").splitlines()
+                if rule.startswith(".dtree-source"))
+            code = highlight(self.data, self._get_lexer(), formatter)
+            return f'<style>{css}</style><div class="dtree-source">{code}</div>'
+
+    return _HighlightedSource(source_without_docstring(obj), language="python")

@@ -4,6 +4,8 @@ The helpers the chapters share: each is checked against a hand value, a
 theorem (the decreases telescope to R(T)) and scikit-learn.
 """
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -137,7 +139,12 @@ def test_show_source_omits_the_docstring():
     assert "...  # docstring omitted" in text and "Examples" not in text
     assert "# (W_t i(t) - W_L i(L) - W_R i(R)) / W" in text
     assert show_source(weighted_impurity_decrease).data == text
-    assert 'class="highlight"' in show_source(weighted_impurity_decrease)._repr_html_()
+    html = show_source(weighted_impurity_decrease)._repr_html_()
+    assert 'class="highlight"' in html and '<span class="k">def</span>' in html
+    # its styles are scoped to the output (no global rule restyles the page's code)
+    rules = re.search(r"<style>(.*)</style>", html, flags=re.S).group(1).splitlines()
+    assert rules and all(rule.startswith(".dtree-source") for rule in rules)
+    assert "Traceback" not in html and "/*" not in html
     no_docstring = source_without_docstring(lambda x: x + 1)  # noqa: E731
     assert "docstring omitted" not in no_docstring
     with pytest.raises(TypeError):
