@@ -23,10 +23,34 @@ from dtree._validation import (
     check_sample_weight,
 )
 from dtree.exceptions import DataConversionWarning, InvalidParameterError, NotFittedError
+from dtree.tree import Node, flatten_nodes, unflatten_nodes
 
 
 class BaseEstimator:
-    """Parameter handling shared by every dtree estimator."""
+    """Parameter handling shared by every dtree estimator.
+
+    Fitted estimators pickle (pickle, joblib, ``copy.deepcopy``) at any depth:
+    their :class:`~dtree.tree.Node` trees are stored as flat tables
+    (:func:`~dtree.tree.flatten_nodes`), and a CART tree's cached nodes are
+    dropped and rebuilt from ``tree_`` on first use.
+    """
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_root_cache", None)      # CART's readable nodes: rebuilt from tree_
+        names = [name for name, value in state.items() if isinstance(value, Node)]
+        if names:
+            records, rows = flatten_nodes([state.pop(name) for name in names])
+            state["_flat_node_trees"] = (records, dict(zip(names, rows)))
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        flat = state.pop("_flat_node_trees", None)
+        if flat is not None:
+            records, rows = flat
+            state.update(zip(rows, unflatten_nodes(records, list(rows.values()))))
+        self.__dict__.update(state)
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -214,6 +238,49 @@ def feature_names_of(X):
     return None
 
 
+def _value_kind(kind: type) -> str:
+    if issubclass(kind, (bool, np.bool_)):
+        return "bool"
+    if issubclass(kind, numbers.Number):
+        return "number"
+    if issubclass(kind, (str, bytes)):
+        return "string"
+    return kind.__name__
+
+
+def check_value_kinds(values, what: str) -> None:
+    """Refuse values that are unhashable, or that mix kinds Python would call equal.
+
+    ``True == 1 == 1.0`` and they hash alike, so a dict or ``np.unique`` would
+    merge such labels or categories into one; strings and numbers cannot even
+    be sorted together.  scikit-learn refuses a mix of label types too.
+    Missing values (None, NaN) are left out.
+
+    Raises
+    ------
+    TypeError
+        If a value is unhashable (a list, a dict, an array).
+    ValueError
+        If the values mix bools, other numbers, strings or other types.
+    """
+    kinds = set()
+    for kind in set(map(type, values)):
+        if kind.__hash__ is None:
+            example = next(v for v in values if type(v) is kind)
+            raise TypeError(f"{what} must be hashable values (numbers, strings, ...), got a "
+                            f"{kind.__name__}: {example!r}")
+        kinds.add(_value_kind(kind))
+    kinds.discard("NoneType")
+    if len(kinds) > 1 and "number" in kinds:
+        present = [v for v in values if v is not None and not (isinstance(v, float) and v != v)]
+        kinds = {_value_kind(type(v)) for v in present}
+    if len(kinds) > 1:
+        why = ("Python calls True == 1, so they would be merged into one"
+               if {"bool", "number"} <= kinds else "they cannot be ordered together")
+        raise ValueError(f"Mix of label input types ({', '.join(sorted(kinds))}) in {what}: "
+                         f"{why}; convert them to one type")
+
+
 def check_categorical_X(X, *, estimator_name: str, allow_missing: bool = False) -> np.ndarray:
     """Return ``X`` as a 2-D object array (a copy; the caller's data is never touched).
 
@@ -234,6 +301,8 @@ def check_categorical_X(X, *, estimator_name: str, allow_missing: bool = False) 
             raise ValueError(f"X must be 2-D of shape (n_samples, n_features), but its rows "
                              f"have different lengths: {lengths}")
     check_2d_shape(array.shape)
+    for j in range(array.shape[1]):
+        check_value_kinds(array[:, j].tolist(), f"column {j} of X")
     if not allow_missing:
         missing = pd.isna(array)
         if missing.any():
@@ -257,6 +326,9 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
     """
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None")
+    if (labels and isinstance(y, (list, tuple))
+            and not any(isinstance(v, (list, tuple, np.ndarray)) for v in y)):
+        check_value_kinds(y, "y")       # before NumPy turns [True, 1] into [1, 1]
     array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     if array.ndim == 2 and array.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
@@ -269,6 +341,8 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
         raise ValueError(f"X has {n_samples} samples but y has {array.shape[0]}")
     if not labels:
         return array
+    if array.dtype.kind == "O":
+        check_value_kinds(array.tolist(), "y")
     if np.any(pd.isna(array)):
         raise ValueError("y has missing values; every sample needs a class label")
     if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):

@@ -186,7 +186,12 @@ def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None):
     gains = float(_entropy_of_counts(known_counts)) - children / known_weight
     gains = np.where(valid, gains, -np.inf)
     cut = int(np.flatnonzero(gains >= gains.max() - TIE_TOLERANCE)[0])
-    threshold = (xs[cut] + xs[cut + 1]) / 2.0
+    threshold = xs[cut] / 2.0 + xs[cut + 1] / 2.0   # no overflow near the float maximum
+    if not threshold < xs[cut + 1]:
+        # Adjacent floats (or integers near 2**53): the midpoint rounds onto the
+        # upper value and would send every row left; take the lower value, as
+        # scikit-learn does.
+        threshold = xs[cut]
     if all_values is not None:
         threshold = all_values[np.searchsorted(all_values, threshold, side="right") - 1]
         threshold = max(threshold, xs[cut])  # never below the value left of the cut

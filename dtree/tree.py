@@ -16,6 +16,10 @@ import numpy as np
 
 __all__ = ["Node", "iter_nodes"]
 
+# The fields of a Node other than its children (a flat record of one node).
+_NODE_FIELDS = ("node_id", "depth", "n_samples", "value", "impurity", "feature", "threshold",
+                "categories", "gain", "candidate_scores")
+
 
 @dataclass(eq=False)
 class Node:
@@ -90,6 +94,46 @@ def iter_nodes(root: Node) -> Iterator[Node]:
         node = stack.pop()
         yield node
         stack.extend(reversed(node.children))
+
+
+def flatten_nodes(roots):
+    """The nodes below ``roots`` as flat records, for pickling without recursion.
+
+    A tree of :class:`Node` objects is nested as deep as the tree, and pickle,
+    joblib and ``copy.deepcopy`` recurse once per level (Python's limit, about
+    1000 frames, is reached near depth 200).  A table of records whose
+    children are row numbers has no nesting.  A node reachable from several
+    roots (a pruned tree sharing subtrees with the unpruned one) is stored once.
+
+    Parameters
+    ----------
+    roots : list of Node
+
+    Returns
+    -------
+    records : list of (dict, list of int)
+        Each node's fields (but its children) and its children's row numbers.
+    root_rows : list of int
+        The row of each root.
+    """
+    row, table, stack = {}, [], list(roots)
+    while stack:
+        node = stack.pop()
+        if id(node) not in row:
+            row[id(node)] = len(table)
+            table.append(node)
+            stack.extend(node.children)
+    records = [({f: getattr(node, f) for f in _NODE_FIELDS}, [row[id(c)] for c in node.children])
+               for node in table]
+    return records, [row[id(root)] for root in roots]
+
+
+def unflatten_nodes(records, root_rows):
+    """The roots that :func:`flatten_nodes` flattened, rebuilt (shared nodes shared again)."""
+    nodes = [Node(**fields) for fields, _ in records]
+    for node, (_, children) in zip(nodes, records):
+        node.children = [nodes[c] for c in children]
+    return [nodes[r] for r in root_rows]
 
 
 # TreeArrays.apply: rows per chunk, and steps between removals of finished rows
@@ -214,6 +258,12 @@ weighted_n_node_samples, value, missing_go_to_left : array_like
 
     def __setattr__(self, name, value):
         raise AttributeError(f"TreeArrays is read-only: cannot set {name!r}")
+
+    def __reduce__(self):
+        # Pickle and copy the arrays, and rebuild through __init__: the copy is
+        # read-only again and its routing tables are recomputed from the arrays.
+        arrays = {name: getattr(self, name) for name in _TREE_ARRAY_NAMES}
+        return _tree_arrays_from, (arrays, self.n_features, int(self.n_classes[0]))
 
     def __repr__(self) -> str:
         return (f"TreeArrays(node_count={self.node_count}, n_leaves={self.n_leaves}, "
@@ -345,3 +395,12 @@ weighted_n_node_samples, value, missing_go_to_left : array_like
             if total > 0:
                 importances = importances / total
         return importances
+
+
+_TREE_ARRAY_NAMES = ("children_left", "children_right", "feature", "threshold", "impurity",
+                     "n_node_samples", "weighted_n_node_samples", "value", "missing_go_to_left")
+
+
+def _tree_arrays_from(arrays, n_features, n_classes):
+    """Unpickle a TreeArrays (its arrays are new and owned: kept, made read-only)."""
+    return TreeArrays(**arrays, n_features=n_features, n_classes=n_classes, copy=False)

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
+import dtree
 from dtree import (
     C45Classifier,
     DecisionTreeClassifier,
@@ -266,3 +267,36 @@ def test_a_column_vector_y_warns_and_is_read_as_1d(cls):
     with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
         column = cls().fit(X, np.asarray(y)[:, None])
     np.testing.assert_array_equal(column.predict(X), cls().fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("make", [dtree.ID3Classifier, dtree.C45Classifier,
+                                  dtree.DecisionTreeClassifier])
+@pytest.mark.parametrize("y", [[True, 1, 0, False], np.array([True, 1, 0, False], dtype=object),
+                               ["a", 1, "b", 2], pd.Series([1.0, "x", 1.0, "x"])])
+def test_labels_of_mixed_types_are_refused(make, y):
+    """True == 1 == 1.0 in Python: such labels would silently become one class."""
+    X = [["a"], ["b"], ["c"], ["d"]] if make is dtree.ID3Classifier else [[0.0], [1.0], [2.0], [3.0]]
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        make().fit(X, y)
+
+
+@pytest.mark.parametrize("make", [dtree.ID3Classifier, dtree.C45Classifier])
+def test_categories_of_mixed_types_are_refused(make):
+    X = pd.DataFrame({"c": [True, 1, 1.0, 0]})
+    with pytest.raises(ValueError, match=r"Mix of label input types \(bool, number\) in column 0"):
+        make().fit(X, [0, 1, 1, 0])
+
+
+@pytest.mark.parametrize("make", [dtree.ID3Classifier, dtree.DecisionTreeClassifier])
+def test_unhashable_labels_and_categories_get_a_clear_error(make):
+    X = [["a"], ["b"]] if make is dtree.ID3Classifier else [[0.0], [1.0]]
+    with pytest.raises(TypeError, match="y must be hashable values .* got a list"):
+        make().fit(X, pd.Series([[1], [2]]))
+    if make is dtree.ID3Classifier:
+        with pytest.raises(TypeError, match="column 0 of X must be hashable"):
+            make().fit(pd.DataFrame({"c": [[1], [2]]}), [0, 1])
+
+
+def test_missing_values_do_not_count_as_a_kind():
+    X = pd.DataFrame({"c": ["a", None, "b", np.nan], "n": [1.0, np.nan, 2.0, 3.0]})
+    assert dtree.C45Classifier().fit(X, ["x", "y", "y", "x"]).classes_.tolist() == ["x", "y"]

@@ -375,3 +375,29 @@ def test_zero_weight_is_a_deleted_case_also_for_training_value_thresholds():
     tree = C45Classifier(threshold="training_value", pruning=None)
     weighted = tree.fit(X, y, sample_weight=[1] * 8 + [0]).root_.threshold
     assert weighted == tree.fit(X[:8], y[:8]).root_.threshold == 4.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False), st.integers(1, 3))
+def test_adjacent_values_are_split(a, ulps):
+    """Two distinct values, however close, are told apart by one cut that separates them.
+
+    The midpoint of adjacent floats rounds onto the upper value (and would send
+    every row left, a split that splits nothing, forever); C4.5 then cuts at the
+    lower value, as scikit-learn does.
+    """
+    b = a
+    for _ in range(ulps):
+        b = np.nextafter(b, np.inf)
+    X = np.array([[a], [b]] * 5)
+    tree = C45Classifier().fit(X, [0, 1] * 5)
+    assert tree.get_depth() == 1 and tree.score(X, [0, 1] * 5) == 1.0
+    assert a <= tree.root_.threshold < b
+
+
+@pytest.mark.parametrize("low", [2**53, 2**53 + 2])
+def test_integers_near_two_to_the_53_are_split(low):
+    """(2**53 + 2 + 2**53 + 4) / 2 rounds up to 2**53 + 4 (ties to even)."""
+    X = np.array([[low], [low + 2]] * 10, dtype=np.int64)
+    tree = C45Classifier().fit(X, [0, 1] * 10)
+    assert tree.get_depth() == 1 and tree.score(X, [0, 1] * 10) == 1.0
