@@ -24,10 +24,14 @@ sweep's temporaries stay at a few MiB however large ``n`` is.  ``X`` itself is
 never copied: its values are read as float32 where they are needed
 (:func:`feature_values`).
 
-Candidate thresholds lie between two consecutive distinct values (values
-closer than 1e-7 in float32 count as equal, as in scikit-learn) at their
-midpoint; when the midpoint rounds onto the upper value, the lower value is
-used.  Every comparison uses float64.
+Candidate thresholds lie between two consecutive distinct values (distinct
+as float32, the type scikit-learn stores ``X`` in) at their midpoint; when the
+midpoint rounds onto the upper value, the lower value is used.  Every
+comparison uses float64.  scikit-learn's source declares a tolerance
+``FEATURE_THRESHOLD = 1e-7``, but its compiled trees (1.7) split any two
+distinct float32 values, 1e-30 apart near 0 or one float32 step apart near 1
+(``tests/test_cart.py`` measures it), and so does dtree: a feature whose values
+all lie within 1e-7 is still split.
 
 Missing values (scikit-learn >= 1.3).  Where a segment has samples whose
 value of feature :math:`f` is missing, every threshold of :math:`f` is scored
@@ -50,8 +54,9 @@ import numpy as np
 
 __all__ = ["SplitResult", "best_splits", "partition", "presort", "FEATURE_THRESHOLD"]
 
-# Values that differ by at most this much (in float32) are one value.
-FEATURE_THRESHOLD = np.float32(1e-7)
+# Values that differ by at most this much (in float32) are one value: none,
+# as in scikit-learn's compiled trees (see the module docstring).
+FEATURE_THRESHOLD = np.float32(0.0)
 
 # At most this many (feature, position) cells are scored at once: bounds the
 # memory of the sweep's temporaries (about 10 float64 arrays of this size).

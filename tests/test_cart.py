@@ -503,3 +503,25 @@ def test_apply_equals_the_plain_walk_for_any_tree_and_schedule(X, chunk, check, 
             mock.patch.object(tree_module, "_APPLY_CHECK", check):
         np.testing.assert_array_equal(tree.apply(X), walked)
         np.testing.assert_array_equal(tree.apply(X.astype(np.float32)), walked)
+
+
+@pytest.mark.parametrize("base, gap", [(0.0, 1e-30), (0.0, 5e-8), (1.0, 2e-7), (1.0, 1.2e-7)])
+def test_values_distinct_in_float32_are_split_as_scikit_learn_does(base, gap):
+    """scikit-learn's compiled splitter separates any two distinct float32 values."""
+    from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+    assert np.float32(base) != np.float32(base + gap)
+    X, y = np.array([[base], [base + gap]] * 10), [0, 1] * 10
+    theirs = SklearnTree(random_state=0).fit(X, y)
+    ours = DecisionTreeClassifier().fit(X, y)
+    assert theirs.get_n_leaves() == ours.get_n_leaves() == 2
+    assert ours.tree_.threshold[0] == theirs.tree_.threshold[0]
+
+
+def test_a_feature_within_a_micro_unit_is_split():
+    """x uniform on [0, 1e-6], y = x > 5e-7: every gap is below 1e-7, the tree is exact."""
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1e-6, 1000)
+    y = (x > 5e-7).astype(int)
+    tree = DecisionTreeClassifier().fit(x[:, None], y)
+    assert tree.score(x[:, None], y) == 1.0 and tree.get_n_leaves() == 2
