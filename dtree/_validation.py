@@ -72,6 +72,11 @@ def as_distribution(values, name: str, *, ndim: tuple[int, ...] = (1,)) -> np.nd
     return array / total
 
 
+# The largest total weight: the Gini index and the squared error square weighted
+# counts and sums, and (1e150)**2 = 1e300 is still finite.
+MAX_TOTAL_WEIGHT = 1e150
+
+
 def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """Return sample weights of shape (n_samples,), all ones when ``None``."""
     if sample_weight is None:
@@ -83,8 +88,15 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
         )
     if np.any(weight < 0):
         raise ValueError(f"sample_weight must be non-negative, got {_describe(weight)}")
-    if weight.sum() <= 0:
+    with np.errstate(over="ignore"):    # an overflowing sum is refused below
+        total = weight.sum()
+    if total <= 0:
         raise ValueError("sample_weight sums to 0: at least one sample needs a positive weight")
+    if not total <= MAX_TOTAL_WEIGHT:
+        raise ValueError(
+            f"sample_weight sums to {total:.3g}, above {MAX_TOTAL_WEIGHT:.0e} (the criteria square "
+            "weighted counts, which would overflow): divide the weights by a common factor "
+            "(a tree depends only on their ratios)")
     return weight
 
 

@@ -44,6 +44,7 @@ from dtree._base import (
     feature_names_of,
 )
 from dtree._validation import (
+    MAX_TOTAL_WEIGHT,
     as_float64,
     check_2d_shape,
     check_dense,
@@ -237,6 +238,14 @@ class _BaseDecisionTree(BaseEstimator):
         target = self._encode_target(y, n_samples, criterion)
         weight = check_sample_weight(sample_weight, n_samples)
         weight = self._apply_class_weight(weight)
+        if criterion.name in ("squared_error", "friedman_mse"):
+            with np.errstate(over="ignore"):    # an overflow is refused below
+                sum_of_squares = np.sum(weight * np.square(target))
+        if criterion.name in ("squared_error", "friedman_mse") and not np.isfinite(sum_of_squares):
+            raise ValueError(
+                f"y is too large for criterion={criterion.name!r}: the weighted sum of y**2 "
+                f"overflows (largest |y| = {np.max(np.abs(target)):.3g}); divide y by a common "
+                "factor (the tree's splits do not change)")
         if criterion.name == "poisson":
             if np.any(target < 0) or np.sum(target * weight) <= 0:
                 raise ValueError("criterion='poisson' needs y >= 0 with a positive (weighted) sum")
@@ -551,9 +560,16 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         else:
             raise InvalidParameterError(
                 f"class_weight must be None, 'balanced' or a dict {{class: weight}}, got {class_weight!r}")
-        weight = weight * per_class[codes]
-        if weight.sum() <= 0:
+        with np.errstate(over="ignore"):    # an overflow is refused below
+            weight = weight * per_class[codes]
+            total = weight.sum()
+        if total <= 0:
             raise ValueError("sample_weight times class_weight sums to 0")
+        if not total <= MAX_TOTAL_WEIGHT:
+            raise ValueError(
+                f"sample_weight times class_weight sums to {total:.3g}, above "
+                f"{MAX_TOTAL_WEIGHT:.0e} (the criteria square weighted counts): divide the "
+                "weights by a common factor (a tree depends only on their ratios)")
         return weight
 
     def fit(self, X, y, sample_weight=None):

@@ -300,3 +300,37 @@ def test_unhashable_labels_and_categories_get_a_clear_error(make):
 def test_missing_values_do_not_count_as_a_kind():
     X = pd.DataFrame({"c": ["a", None, "b", np.nan], "n": [1.0, np.nan, 2.0, 3.0]})
     assert dtree.C45Classifier().fit(X, ["x", "y", "y", "x"]).classes_.tolist() == ["x", "y"]
+
+
+@pytest.mark.parametrize("make", [dtree.ID3Classifier, dtree.C45Classifier,
+                                  dtree.DecisionTreeClassifier])
+def test_weights_whose_sum_overflows_are_refused(make):
+    """Before: NaN probabilities (CART), a bare StopIteration (ID3), an IndexError (C4.5)."""
+    X = [["a"], ["b"], ["a"], ["b"]] if make is dtree.ID3Classifier else [[0.0], [1.0], [2.0], [3.0]]
+    for weight in (1e308, 1e300):
+        with pytest.raises(ValueError, match=r"sample_weight sums to .*, above 1e\+150"):
+            make().fit(X, [0, 1, 0, 1], sample_weight=[weight] * 4)
+    # large weights below the limit give the tree of moderate equal weights (C4.5's
+    # minimum branch weight of 2 is met by both)
+    big = make().fit(X, [0, 1, 0, 1], sample_weight=[1e140] * 4)
+    moderate = make().fit(X, [0, 1, 0, 1], sample_weight=[1e3] * 4)
+    np.testing.assert_allclose(big.predict_proba(X), moderate.predict_proba(X), rtol=1e-12)
+
+
+def test_class_weights_that_overflow_are_refused():
+    with pytest.raises(ValueError, match="class_weight sums to .*, above 1e\\+150"):
+        dtree.DecisionTreeClassifier(class_weight={0: 1e308, 1: 1e308}).fit(
+            [[0.0], [1.0]], [0, 1], sample_weight=[10.0, 10.0])
+
+
+def test_a_target_whose_squares_overflow_is_refused_by_the_squared_error():
+    """Before: a single leaf or wrong leaf values, with only a RuntimeWarning."""
+    X, y = [[0.0], [1.0], [2.0], [3.0]], [1e155, -1e155, 1e155, -1e155]
+    with pytest.raises(ValueError, match="y is too large for criterion='squared_error'"):
+        dtree.DecisionTreeRegressor().fit(X, y)
+    with pytest.raises(ValueError, match=r"sample_weight sums to .*, above 1e\+150"):
+        dtree.DecisionTreeRegressor().fit(X, [0.0, 1.0, 2.0, 3.0], sample_weight=[1e300] * 4)
+    median = dtree.DecisionTreeRegressor(criterion="absolute_error").fit(X, y)
+    np.testing.assert_array_equal(median.predict(X), y)    # no squares: no limit
+    scaled = dtree.DecisionTreeRegressor().fit(X, np.array(y) / 1e10)
+    np.testing.assert_array_equal(scaled.predict(X), np.array(y) / 1e10)
