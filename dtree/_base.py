@@ -238,6 +238,11 @@ def feature_names_of(X):
     return None
 
 
+def _is_missing(value) -> bool:
+    return (value is None or value is pd.NA or value is pd.NaT
+            or (isinstance(value, (float, np.floating)) and value != value))
+
+
 def _value_kind(kind: type) -> str:
     if issubclass(kind, (bool, np.bool_)):
         return "bool"
@@ -263,17 +268,15 @@ def check_value_kinds(values, what: str) -> None:
     ValueError
         If the values mix bools, other numbers, strings or other types.
     """
-    kinds = set()
-    for kind in set(map(type, values)):
+    types = set(map(type, values))
+    for kind in types:
         if kind.__hash__ is None:
             example = next(v for v in values if type(v) is kind)
             raise TypeError(f"{what} must be hashable values (numbers, strings, ...), got a "
                             f"{kind.__name__}: {example!r}")
-        kinds.add(_value_kind(kind))
-    kinds.discard("NoneType")
-    if len(kinds) > 1 and "number" in kinds:
-        present = [v for v in values if v is not None and not (isinstance(v, float) and v != v)]
-        kinds = {_value_kind(type(v)) for v in present}
+    kinds = {_value_kind(kind) for kind in types}
+    if len(kinds) > 1:      # look again without the missing values (None, NaN, pd.NA, NaT)
+        kinds = {_value_kind(type(v)) for v in values if not _is_missing(v)}
     if len(kinds) > 1:
         why = ("Python calls True == 1, so they would be merged into one"
                if {"bool", "number"} <= kinds else "they cannot be ordered together")

@@ -298,7 +298,8 @@ def test_unhashable_labels_and_categories_get_a_clear_error(make):
 
 
 def test_missing_values_do_not_count_as_a_kind():
-    X = pd.DataFrame({"c": ["a", None, "b", np.nan], "n": [1.0, np.nan, 2.0, 3.0]})
+    X = pd.DataFrame({"c": ["a", None, "b", np.nan], "n": [1.0, np.nan, 2.0, 3.0],
+                      "d": pd.array(["x", pd.NA, "y", "x"], dtype=object)})
     assert dtree.C45Classifier().fit(X, ["x", "y", "y", "x"]).classes_.tolist() == ["x", "y"]
 
 
