@@ -115,6 +115,18 @@ def flatten_nodes(roots):
         Each node's fields (but its children) and its children's row numbers.
     root_rows : list of int
         The row of each root.
+
+    Examples
+    --------
+    >>> from dtree import ID3Classifier
+    >>> from dtree.datasets import load_weather
+    >>> weather = load_weather()
+    >>> tree = ID3Classifier().fit(weather.drop(columns="play"), weather["play"])
+    >>> records, rows = flatten_nodes([tree.root_])
+    >>> len(records), len(records[0][1])   # 8 nodes; the root (row 0) has 3 children
+    (8, 3)
+    >>> unflatten_nodes(records, rows)[0].feature == tree.root_.feature
+    True
     """
     row, table, stack = {}, [], list(roots)
     while stack:
