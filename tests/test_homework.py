@@ -14,9 +14,12 @@
 
 import csv
 import importlib.util
+import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -101,12 +104,53 @@ def _edit(notebook, marker, source):
     cell.source = source
 
 
-def test_grading_a_folder_of_submissions(assigned, tmp_path):
+HOSTILE = ROOT / "tests" / "hostile_homework"
+FOLDER_TIMEOUT = 30  # seconds per submission in the class folder: an honest one needs ~2 s
+
+
+def _hack(path, **places):
+    """``(header, code)`` of a hostile cell in tests/hostile_homework, its {placeholders} filled in."""
+    first, code = path.read_text().split("\n", 1)
+    header = dict(item.strip().split(": ") for item in first.lstrip("# ").split(";"))
+    for key, value in places.items():
+        code = code.replace("{" + key + "}", str(value))
+    return header, code
+
+
+def _with_cell(notebook, code, at_start):
+    """A copy of ``notebook`` with a code cell ``code`` after its setup cell or at its end."""
+    notebook = nbformat.from_dict(json.loads(json.dumps(notebook)))
+    cell = nbformat.v4.new_code_cell(code)
+    if at_start:
+        setup = next(i for i, c in enumerate(notebook.cells) if c.cell_type == "code" and "import numpy" in c.source)
+        notebook.cells.insert(setup + 1, cell)
+    else:
+        notebook.cells.append(cell)
+    return notebook
+
+
+def _host_processes(marker):
+    """Command lines of this machine's processes that contain ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in command and entry.name != str(os.getpid()):
+            found.append(command)
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded_class(assigned, tmp_path_factory):
+    """A class folder of honest and hostile submissions to gain, graded once: its rows, files and timings."""
     student, reference, autograder = assigned["gain"]
-    submissions = tmp_path / "submissions"
+    root = tmp_path_factory.mktemp("class")
+    submissions, scores_csv = root / "submissions", root / "scores.csv"
     submissions.mkdir()
-    # alice: the reference solution.
     shutil.copyfile(reference, submissions / "alice.ipynb")
+    shutil.copyfile(reference, submissions / "zoe.ipynb")
     # bob: entropy ignores `base` (fails the nats checks, passes the rest of
     # question 1), and his joint_entropy cell raises: that question scores 0,
     # the cells after it still run.
@@ -119,17 +163,41 @@ def test_grading_a_folder_of_submissions(assigned, tmp_path):
     carol = nbformat.read(student, as_version=4)
     _edit(carol, "def entropy", "while True:\n    pass")
     nbformat.write(carol, submissions / "carol.ipynb")
-
-    scores_csv = tmp_path / "scores.csv"
-    homework.grade("gain", submissions, scores_csv, timeout=TIMEOUT, autograder=autograder)
+    bases = {"student": nbformat.read(student, as_version=4), "reference": nbformat.read(reference, as_version=4)}
+    places = {"scores": scores_csv, "submissions": submissions, "grader_pid": os.getpid()}
+    for path in sorted(HOSTILE.glob("*.py")):
+        header, code = _hack(path, **places)
+        if header.get("homework", "gain") == "gain":
+            notebook = _with_cell(bases[header["base"]], code, at_start=header["base"] == "reference"
+                                  and "def " not in code and "class " not in code)
+            nbformat.write(notebook, submissions / f"{path.stem}.ipynb")
+    zoe_before = (submissions / "zoe.ipynb").read_bytes()
+    started = time.monotonic()
+    homework.grade("gain", submissions, scores_csv, timeout=FOLDER_TIMEOUT, autograder=autograder)
+    elapsed = time.monotonic() - started
+    written = scores_csv.read_bytes()
+    time.sleep(3)  # the daemon would rewrite the scores every second
     with open(scores_csv, newline="") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
+    return {"rows": rows, "submissions": submissions, "zoe_before": zoe_before, "elapsed": elapsed,
+            "written": written, "scores_csv": scores_csv, "count": len(list(submissions.glob("*.ipynb")))}
 
-    points = dict(homework.questions("gain"))
-    assert list(next(iter(rows.values()))) == ["student", *points, "total", "max_total", "status"]
-    assert sorted(rows) == ["alice", "bob", "carol"]
-    assert rows["alice"]["status"] == "graded"
-    assert {q: float(rows["alice"][q]) for q in points} == points
+
+def _scores(row):
+    return {question: float(row[question]) for question, _ in homework.questions("gain")}
+
+
+FULL = dict(homework.questions("gain"))
+NOTHING = dict.fromkeys(FULL, 0.0)
+
+
+def test_honest_submissions_are_graded(graded_class):
+    rows = graded_class["rows"]
+    assert list(next(iter(rows.values()))) == ["student", *FULL, "total", "max_total", "status"]
+    assert {"alice", "bob", "carol", "zoe"} <= set(rows)
+    for student in ("alice", "zoe"):
+        assert rows[student]["status"] == "graded"
+        assert _scores(rows[student]) == FULL
     # bob: 4 of the 5 entropy checks pass (3 points shared out evenly), the
     # base-e check of conditional_entropy is one of its 3 (the hidden one
     # compares both bases: 2 of 3 pass), gains and ratios never use `base`,
@@ -137,13 +205,70 @@ def test_grading_a_folder_of_submissions(assigned, tmp_path):
     assert rows["bob"]["status"] == "graded"
     assert float(rows["bob"]["entropy"]) == pytest.approx(3 * 4 / 5)
     assert float(rows["bob"]["conditional_entropy"]) == pytest.approx(3 * 2 / 3)
-    assert float(rows["bob"]["gain_and_ratio"]) == points["gain_and_ratio"]
+    assert float(rows["bob"]["gain_and_ratio"]) == FULL["gain_and_ratio"]
     assert float(rows["bob"]["joint_entropy"]) == 0.0
     assert rows["carol"]["status"] == "timeout"
     assert float(rows["carol"]["total"]) == 0.0
     for row in rows.values():
-        assert float(row["total"]) == pytest.approx(sum(float(row[q]) for q in points))
-        assert float(row["max_total"]) == sum(points.values())
+        assert float(row["total"]) == pytest.approx(sum(float(row[q]) for q in FULL))
+        assert float(row["max_total"]) == sum(FULL.values())
+
+
+# What each hostile submission must score: as if its attack did nothing.
+EXPECTED = {
+    "patch": (NOTHING, "tampering: imported otter.test_files"),
+    "rewrite": (NOTHING, "graded"),
+    "copy": (NOTHING, "graded"),
+    "thief": (NOTHING, "graded"),
+    "vandal": (FULL, "graded"),
+    "daemon": (FULL, "graded"),
+    "killer": (FULL, "graded"),
+    "forkbomb": (FULL, "graded"),
+    "memory_hog": (FULL, "graded"),
+    "disk_hog": (FULL, "graded"),
+    "staller": (NOTHING, "timeout"),
+    "delegate": (NOTHING, "tampering: graded code called dtree.information."),
+}
+
+
+def test_hostile_submissions_gain_nothing(graded_class):
+    rows = graded_class["rows"]
+    hostile = {path.stem for path in HOSTILE.glob("*.py") if "homework: cart" not in path.read_text()}
+    assert hostile == set(EXPECTED)
+    for student, (scores, status) in EXPECTED.items():
+        assert _scores(rows[student]) == scores, student
+        assert rows[student]["status"].startswith(status), (student, rows[student]["status"])
+
+
+def test_hostile_submissions_harm_nobody(graded_class):
+    submissions = graded_class["submissions"]
+    # The vandal could not touch zoe's notebook, the disk hog wrote nothing
+    # into the folder, and the daemon never rewrote the scores.
+    assert (submissions / "zoe.ipynb").read_bytes() == graded_class["zoe_before"]
+    assert not (submissions / "hog.bin").exists()
+    assert graded_class["scores_csv"].read_bytes() == graded_class["written"]
+    # Nothing outlived its sandbox: no daemon, no bomb, no sleeper, no cgroup.
+    assert _host_processes("sleep 100000") == []
+    assert _host_processes("bomb") == []
+    assert [p for p in _host_processes("bwrap") if "--die-with-parent" in p] == []
+    assert not list(Path("/sys/fs/cgroup").glob("**/dtree-grade-*"))
+    # The grader was neither stalled nor killed: two submissions ran into
+    # the time limit (carol and the staller), every other one finished.
+    assert graded_class["elapsed"] < 2 * FOLDER_TIMEOUT + 20 * graded_class["count"]
+
+
+@pytest.mark.parametrize("hack", ["wrapper_dtree", "wrapper_sklearn"])
+def test_wrappers_around_a_library_tree_fail(assigned, hack, tmp_path):
+    _, reference, autograder = assigned["cart"]
+    header, code = _hack(HOSTILE / f"{hack}.py")
+    assert header["homework"] == "cart"
+    notebook = _with_cell(nbformat.read(reference, as_version=4), code, at_start=False)
+    nbformat.write(notebook, tmp_path / "cart.ipynb")
+    scores, status = homework.grade_one(tmp_path / "cart.ipynb", "cart", autograder, TIMEOUT)
+    points = dict(homework.questions("cart"))
+    assert scores == {**points, "classifier": 0.0}
+    library = "dtree" if hack == "wrapper_dtree" else "sklearn"
+    assert status.startswith(f"tampering: graded code called {library}."), status
 
 
 def test_grade_refuses_an_empty_folder(tmp_path):

@@ -15,14 +15,27 @@ for each NAME, ``DIR/NAME/student/NAME.ipynb`` to hand out and
 
 ``grade`` grades every ``*.ipynb`` in the folder SUBMISSIONS (one notebook
 per student, the file name being the student's name) and writes one CSV row
-per student: the points of each question, the total, and a status. Each
-submission runs with ``otter run`` in a process of its own, in a temporary
-folder of its own, under a time limit: a submission that raises gets the
-points of the checks that still pass, one that runs for longer than the
-limit is killed and gets 0 with the status "timeout", and neither affects
-the grading of the others. This isolates submissions from one another, not
-the machine from a submission: grade untrusted code as an unprivileged user
-or in a container (``otter grade`` runs each submission in Docker).
+per student: the points of each question, the total, and a status. Grading
+does not use ``otter run``, whose checks run inside the student's kernel,
+where a submission can patch them. Instead:
+
+* each submission runs in a bubblewrap sandbox of its own (``sandbox.py``):
+  no network, no other process, no view of the repository, the checks, the
+  grader or the other submissions, a private copy of its notebook, limits
+  on memory, CPU time, disk and processes, and everything it started is
+  killed at its time limit;
+* after its notebook has run, the checks (otter's OK-format files from the
+  autograder, hidden ones included, run by otter's own ``OKTestFile``) run
+  here, in the grader's process, on the homework's setup code and the
+  student's answers, which they call through a channel that carries only
+  data (``sandbox_runner.py``); while they run, the student's code may not
+  call dtree or scikit-learn beyond the functions :data:`ALLOWED` names;
+* the status is "graded", "timeout" (the limit was reached: 0 points),
+  "tampering: ..." (what was detected: a refused library call, an import of
+  otter's internals, a malformed message; the points are what the checks
+  gave, which the attempt cannot have raised) or "error: ..." (the
+  sandbox ended early);
+* the CSV is written once, after every sandbox is gone.
 
 The Makefile wraps both: ``make homework`` and ``make grade HW=NAME
 SUBMISSIONS=DIR``; the book's instructor guide explains the workflow.
@@ -30,19 +43,17 @@ SUBMISSIONS=DIR``; the book's instructor guide explains the workflow.
 
 import argparse
 import csv
-import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
+import time
 from pathlib import Path
 
 import nbformat
 import yaml
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # sandbox.py and sandbox_runner.py
 DEFAULT_OUT = HERE.parents[1] / "_build" / "homework"
 DEFAULT_TIMEOUT = 600  # seconds for one submission, execution and checks together
 
@@ -85,34 +96,121 @@ def assign(names, out):
     return zips
 
 
-def grade_one(submission, name, autograder, timeout):
-    """Grade one notebook in a fresh folder and process; return ``(scores, status)``.
+# Library functions a graded answer may call, per homework (fnmatch patterns
+# of qualified names). Every other function of dtree and scikit-learn is
+# refused while the checks run, so an answer that wraps a library's tree or
+# delegates to dtree.information fails its checks; the homework's
+# instructions name what is allowed.
+LIBRARIES = ("dtree", "sklearn")
+ALLOWED = {
+    "gain": ["dtree.information.contingency_table"],
+    "impurity": ["dtree.information.contingency_table"],
+    "cart": [],
+}
 
-    ``scores`` maps question names to points (empty when nothing could be
-    graded); ``status`` is "graded", "timeout" or "error: <last line of output>".
+
+def _master_cells(name):
+    """``[(cell, question or None, in a solution block), ...]`` of the master notebook ``name``."""
+    cells, question, solution = [], None, False
+    for cell in nbformat.read(HERE / f"{name}.ipynb", as_version=4).cells:
+        if cell.cell_type == "raw":
+            first = cell.source.strip().split("\n", 1)[0]
+            if first == "# BEGIN QUESTION":
+                question = yaml.safe_load(cell.source.split("\n", 1)[1])["name"]
+            elif first == "# END QUESTION":
+                question = None
+            elif first == "# BEGIN SOLUTION":
+                solution = True
+            elif first == "# END SOLUTION":
+                solution = False
+            continue
+        cells.append((cell, question, solution))
+    return cells
+
+
+def setup_code(name):
+    """The code cells of master ``name`` outside its questions: what the checks run before them."""
+    return "\n\n".join(cell.source for cell, question, _ in _master_cells(name)
+                        if cell.cell_type == "code" and question is None)
+
+
+def answer_names(name):
+    """The names the solutions of master ``name`` define at top level (what the checks call)."""
+    import ast
+
+    names = []
+    for cell, _, solution in _master_cells(name):
+        if cell.cell_type != "code" or not solution:
+            continue
+        for node in ast.parse(cell.source).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names.append(node.name)
+            elif isinstance(node, ast.Assign):
+                names.extend(target.id for target in node.targets if isinstance(target, ast.Name))
+    return list(dict.fromkeys(names))
+
+
+def _checks(autograder):
+    """``{question: OKTestFile}`` read from the autograder zip (hidden checks included)."""
+    import zipfile
+
+    from otter.test_files import OKTestFile
+
+    found = {}
+    with zipfile.ZipFile(autograder) as archive:
+        for member in sorted(archive.namelist()):
+            if member.startswith("tests/") and member.endswith(".py"):
+                namespace = {}
+                exec(archive.read(member).decode(), namespace)  # otter's own OK-format file
+                test_file = OKTestFile.from_spec(namespace["test"], path=member)
+                found[test_file.name] = test_file
+    return found
+
+
+def grade_one(submission, name, autograder, timeout, memory=None):
+    """Grade one notebook in a sandbox of its own; return ``(scores, status)``.
+
+    The submission's cells run in a bubblewrap sandbox (``sandbox.py``);
+    the checks of the autograder run here, in the grader's process, after
+    the notebook has run: they call the submission's answers through the
+    grading channel and get plain data back, so the submission can neither
+    see nor patch them. ``scores`` maps question names to points (empty when
+    nothing could be graded); ``status`` is "graded", "timeout",
+    "tampering: <what was detected>" (the scores are then those the checks
+    gave, with the tampering undone) or "error: <why the sandbox ended>".
     """
-    with tempfile.TemporaryDirectory(prefix="dtree-grade-") as tmp:
-        work = Path(tmp)
-        notebook = work / f"{name}.ipynb"
-        shutil.copyfile(submission, notebook)
-        # A session of its own, so that the time limit kills the submission's
-        # kernel and everything it started, not only otter.
-        process = subprocess.Popen(
-            [sys.executable, "-m", "otter", "run", "--no-logo", "-a", str(autograder), "-o", str(work), str(notebook)],
-            cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        )
+    import sandbox
+
+    deadline = time.monotonic() + timeout
+    limits = {} if memory is None else {"memory": memory}
+    checks = _checks(autograder)
+    wanted = answer_names(name)
+    submission_box = sandbox.Submission(submission, name, deadline, **limits)
+    try:
         try:
-            output, _ = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            return {}, "timeout"
-        results = work / "results.json"
-        if process.returncode != 0 or not results.exists():
-            last = (output.strip().splitlines() or ["no output"])[-1]
-            return {}, f"error: {last}"
-        tests = json.loads(results.read_text())["tests"]
-        return {test["name"]: float(test["score"]) for test in tests if "score" in test}, "graded"
+            answers = submission_box.start(name, wanted, LIBRARIES, ALLOWED.get(name, []))
+        except sandbox.SubmissionGone as gone:
+            return {}, "timeout" if submission_box.timed_out else str(gone)
+        scores = {}
+        for question, test_file in checks.items():
+            environment = {}
+            exec(compile(setup_code(name), f"<{name} setup>", "exec"), environment)
+            environment.update(answers)
+            test_file.run(environment)
+            scores[question] = float(test_file.score)
+            if submission_box.ended is not None:
+                break
+    finally:
+        submission_box.close()
+    if submission_box.timed_out:
+        return {}, "timeout"
+    problems = list(submission_box.tampering)
+    problems += [f"graded code called {function}" for function in submission_box.refused]
+    if problems:
+        return scores, "tampering: " + "; ".join(problems)
+    if submission_box.ended is not None:
+        return scores, submission_box.ended
+    return scores, "graded"
 
 
 def grade(name, submissions, out, timeout, autograder=None):
@@ -128,6 +226,7 @@ def grade(name, submissions, out, timeout, autograder=None):
     asked = questions(name)
     rows = []
     for notebook in notebooks:
+        started = time.monotonic()
         scores, status = grade_one(notebook, name, autograder, timeout)
         row = {"student": notebook.stem}
         row.update({question: scores.get(question, 0.0) for question, _ in asked})
@@ -135,11 +234,15 @@ def grade(name, submissions, out, timeout, autograder=None):
         row["max_total"] = sum(points for _, points in asked)
         row["status"] = status
         rows.append(row)
-        print(f"{notebook.stem}: {row['total']:g} / {row['max_total']:g} ({status})")
-    with open(out, "w", newline="") as handle:
+        print(f"{notebook.stem}: {row['total']:g} / {row['max_total']:g} ({status}) "
+              f"in {time.monotonic() - started:.1f} s")
+    # Written once, after every sandbox is gone, and replaced in one step.
+    partial = Path(f"{out}.partial")
+    with open(partial, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+    partial.replace(out)
     print(f"scores written to {out}")
     return rows
 

@@ -1,0 +1,8 @@
+# base: reference
+"""Take all the memory it can, then answer honestly."""
+hog = []
+try:
+    while True:
+        hog.append(bytearray(256 << 20))
+except MemoryError:
+    pass
