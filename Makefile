@@ -13,7 +13,8 @@
 #
 # Every target creates .venv when it is missing and installs the book's pins
 # (requirements.txt) and dtree (editable); those that run notebooks make sure
-# Graphviz's `dot` is on PATH.  The reader's targets (book, lab, notebooks,
+# Graphviz's `dot` is on PATH, and test-unit and grade that bubblewrap's
+# `bwrap` is (Debian's packages, installed when run as root).  The reader's targets (book, lab, notebooks,
 # student-book) install nothing more; the others (test*, browser-test,
 # linkcheck, homework, grade) add the test and CI tools of
 # tests/requirements.txt.  Each install is redone when its requirements file
@@ -36,7 +37,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize.cfg -p no:randomly
 
-.PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot browser-test chromium linkcheck \
+.PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot bwrap browser-test chromium linkcheck \
   student-book homework grade
 
 help:
@@ -79,13 +80,25 @@ dot:
 	    exit 1; \
 	  fi; }
 
+# Homework grading runs each submission in a bubblewrap sandbox
+# (book/homework/sandbox.py).
+bwrap:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's bubblewrap package (provides bwrap) ..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  else \
+	    echo "bubblewrap is missing: homework grading runs each submission in its sandbox. Install it with 'sudo apt-get install bubblewrap' (Debian/Ubuntu) or 'sudo dnf install bubblewrap' (Fedora), then re-run make." >&2; \
+	    exit 1; \
+	  fi; }
+
 book: $(BOOK_STAMP) dot
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
 	@echo "The book is in _build/html/index.html"
 
 test: test-unit test-notebooks
 
-test-unit: $(TEST_STAMP) dot
+test-unit: $(TEST_STAMP) dot bwrap
 	$(BIN)/python -m pytest tests dtree --doctest-modules -q
 
 # book/homework holds otter-assign master notebooks: tests/test_homework.py
@@ -97,7 +110,19 @@ test-notebooks: $(TEST_STAMP) dot
 # links to it, its notebooks executed as the book's are (the prose's quoted
 # numbers are evaluated in each chapter's kernel); book/_ext/student_edition.py
 # writes its config and toc.
-student-book: $(BOOK_STAMP) dot
+student-# Homework grading runs each submission in a bubblewrap sandbox
+# (book/homework/sandbox.py).
+bwrap:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's bubblewrap package (provides bwrap) ..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  else \
+	    echo "bubblewrap is missing: homework grading runs each submission in its sandbox. Install it with 'sudo apt-get install bubblewrap' (Debian/Ubuntu) or 'sudo dnf install bubblewrap' (Fedora), then re-run make." >&2; \
+	    exit 1; \
+	  fi; }
+
+book: $(BOOK_STAMP) dot
 	$(BIN)/python book/_ext/student_edition.py _build/student
 	$(BIN)/jupyter-book build . --config _build/student/_config.yml --toc _build/student/_toc.yml \
 	  --path-output _build/student --builder html -W -n --keep-going
@@ -111,7 +136,7 @@ homework: $(TEST_STAMP)
 
 SCORES  ?= scores.csv
 TIMEOUT ?=
-grade: $(TEST_STAMP)
+grade: $(TEST_STAMP) bwrap
 	@test -n "$(HW)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade HW=<homework name> SUBMISSIONS=<folder of .ipynb> [SCORES=scores.csv] [TIMEOUT=seconds]" >&2; exit 2; }
 	$(BIN)/python book/homework/homework.py grade "$(HW)" "$(SUBMISSIONS)" --out "$(SCORES)" $(if $(TIMEOUT),--timeout "$(TIMEOUT)")
 

@@ -280,3 +280,65 @@ def test_command_line_usage():
     script = ROOT / "book" / "homework" / "homework.py"
     result = subprocess.run([sys.executable, str(script), "grade", "nope", "x"], capture_output=True, text=True)
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+# The grading channel: values cross it as data, and the grader refuses
+# anything else with ChannelError (a submission cannot make it decode an
+# object, an unbounded value or a callback of its own).
+wire = homework.sandbox.wire
+
+
+def _round_trip(value):
+    handles = []
+    tree = wire.encode(value, lambda obj: handles.append(obj) or len(handles))
+    return wire.decode(json.loads(json.dumps(tree)), lambda n: handles[n - 1])
+
+
+def test_channel_round_trips_the_values_checks_use():
+    import numpy as np
+    import pandas as pd
+
+    assert _round_trip(None) is None and _round_trip(True) is True
+    assert type(_round_trip(3)) is int and _round_trip(2**80) == 2**80
+    assert _round_trip(0.1) == 0.1 and np.isnan(_round_trip(float("nan")))
+    assert _round_trip((1, [2.5, "a"], {"k": (None,)})) == (1, [2.5, "a"], {"k": (None,)})
+    for array in (np.arange(6.0).reshape(2, 3), np.array([True, False]), np.array([1, 2], dtype=np.int32),
+                  np.array(["a", None], dtype=object), np.array(["yes", "no"])):
+        back = _round_trip(array)
+        assert back.dtype == array.dtype and back.shape == array.shape and (back == array).all()
+    assert _round_trip(np.float64(0.25)) == 0.25 and isinstance(_round_trip(np.float64(0.25)), np.float64)
+    series = pd.Series(["sunny", "rain"], name="outlook", index=[3, 7])
+    pd.testing.assert_series_equal(_round_trip(series), series)
+    function = _round_trip(len)
+    assert function is len  # not data: sent as a handle
+
+
+@pytest.mark.parametrize("tree", [
+    {"pickle": "gASV"},  # no other kinds of value
+    {"v": [1, 2]},  # a bare JSON list is not a value
+    {"int": "1" * 5000},  # an integer too long to be an answer
+    {"ndarray": {"dtype": "|O", "shape": [1], "data": ""}},  # object arrays only item by item
+    {"ndarray": {"dtype": "<f8", "shape": [3], "data": "AAAAAAAAAAA="}},  # data shorter than the shape
+    {"ndarray": {"dtype": "<f8", "shape": [-1], "data": ""}},
+    {"dict": [[{"list": []}, {"v": 1}]]},  # an unhashable key
+    {"v": 1, "int": "1"},
+])
+def test_channel_refuses_what_is_not_a_value(tree):
+    with pytest.raises(wire.ChannelError):
+        wire.decode(tree, lambda n: None)
+
+
+def test_channel_refuses_deep_nesting():
+    tree = {"v": None}
+    for _ in range(wire.MAX_DEPTH + 5):
+        tree = {"list": [tree]}
+    with pytest.raises(wire.ChannelError, match="nested too deeply"):
+        wire.decode(tree, lambda n: None)
+
+
+def test_grading_without_bubblewrap_says_how_to_get_it(assigned, tmp_path, monkeypatch):
+    monkeypatch.setattr(homework.sandbox.shutil, "which", lambda name: None)
+    shutil.copyfile(assigned["gain"][0], tmp_path / "alice.ipynb")
+    with pytest.raises(SystemExit, match="apt-get install bubblewrap"):
+        homework.grade("gain", tmp_path, tmp_path / "scores.csv", timeout=TIMEOUT, autograder=assigned["gain"][2])
+    assert not (tmp_path / "scores.csv").exists()

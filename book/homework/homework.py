@@ -54,6 +54,8 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # sandbox.py and sandbox_runner.py
+
+import sandbox  # noqa: E402
 DEFAULT_OUT = HERE.parents[1] / "_build" / "homework"
 DEFAULT_TIMEOUT = 600  # seconds for one submission, execution and checks together
 
@@ -179,8 +181,6 @@ def grade_one(submission, name, autograder, timeout, memory=None):
     "tampering: <what was detected>" (the scores are then those the checks
     gave, with the tampering undone) or "error: <why the sandbox ended>".
     """
-    import sandbox
-
     deadline = time.monotonic() + timeout
     limits = {} if memory is None else {"memory": memory}
     checks = _checks(autograder)
@@ -224,6 +224,10 @@ def grade(name, submissions, out, timeout, autograder=None):
         if not autograder.exists():
             autograder = assign([name], DEFAULT_OUT)[name]
     asked = questions(name)
+    try:
+        sandbox.check_available()
+    except sandbox.SandboxUnavailable as error:
+        raise SystemExit(f"homework: {error}") from None
     rows = []
     for notebook in notebooks:
         started = time.monotonic()

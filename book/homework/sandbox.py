@@ -68,6 +68,16 @@ def bwrap_path():
     return path
 
 
+def check_available():
+    """Start one empty sandbox; raise :class:`SandboxUnavailable` with bubblewrap's message if it fails."""
+    _remove_cgroups(_cgroup(DEFAULT_MEMORY, DEFAULT_PROCESSES))  # as root: a cgroup can be made
+    args = command(None, None, None, None)
+    result = subprocess.run(args[: args.index(sys.executable)] + [sys.executable, "-I", "-c", "pass"],
+                            capture_output=True, text=True, timeout=60)
+    if result.returncode != 0:
+        raise SandboxUnavailable(f"bubblewrap cannot start a sandbox here: {result.stderr.strip()}")
+
+
 def _python_paths():
     """The read-only folders the sandbox needs for Python: the environment, its base and dtree."""
     import dtree
@@ -160,9 +170,10 @@ def command(notebook_fd, read_fd, write_fd, name, disk=DEFAULT_DISK):
         args += ["--ro-bind", path, path]
     args += ["--proc", "/proc", "--dev", "/dev",
              "--size", str(disk), "--tmpfs", "/tmp",
-             "--size", str(disk), "--tmpfs", WORK,
-             "--file", str(notebook_fd), f"{WORK}/{name}.ipynb",
-             "--chdir", WORK]
+             "--size", str(disk), "--tmpfs", WORK]
+    if notebook_fd is not None:
+        args += ["--file", str(notebook_fd), f"{WORK}/{name}.ipynb"]
+    args += ["--chdir", WORK]
     environment = {"HOME": WORK, "PATH": f"{venv_bin}:/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                    "MPLCONFIGDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}

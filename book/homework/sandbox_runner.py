@@ -42,8 +42,9 @@ MAX_MESSAGE_BYTES = 64 << 20
 MAX_DEPTH = 64
 
 # NumPy dtypes that cross the channel as raw bytes (kind codes: bool,
-# signed and unsigned integers, floats, complex); other arrays go item by item.
-_RAW_KINDS = "biufc"
+# signed and unsigned integers, floats, complex, times, byte and Unicode strings);
+# other arrays (objects) go item by item.
+_RAW_KINDS = "biufcmMSU"
 
 
 class ChannelError(Exception):
@@ -68,9 +69,18 @@ def encode(value, handles, depth=0):
     kind = type(value)
     if value is None or kind is bool or kind is str:
         return {"v": value}
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        if array.dtype.kind in _RAW_KINDS:
+            data = base64.b64encode(np.ascontiguousarray(array).tobytes()).decode("ascii")
+            tree = {"dtype": array.dtype.str, "shape": list(array.shape), "data": data}
+        else:
+            tree = {"shape": list(array.shape),
+                    "items": [encode(item, handles, depth + 1) for item in array.ravel(order="C").tolist()]}
+        return {"scalar" if isinstance(value, np.generic) else "ndarray": tree}
     if isinstance(value, bool):  # a subclass of bool: its truth value
         return {"v": bool(value)}
-    if isinstance(value, int) and not isinstance(value, np.generic):
+    if isinstance(value, int):
         return {"int": str(int(value))}
     if isinstance(value, float):
         return {"float": repr(float(value))}
@@ -81,15 +91,6 @@ def encode(value, handles, depth=0):
         return {tag: [encode(item, handles, depth + 1) for item in value]}
     if isinstance(value, dict):
         return {"dict": [[encode(k, handles, depth + 1), encode(v, handles, depth + 1)] for k, v in value.items()]}
-    if isinstance(value, (np.ndarray, np.generic)):
-        array = np.asarray(value)
-        if array.dtype.kind in _RAW_KINDS:
-            data = base64.b64encode(np.ascontiguousarray(array).tobytes()).decode("ascii")
-            tree = {"dtype": array.dtype.str, "shape": list(array.shape), "data": data}
-        else:
-            tree = {"shape": list(array.shape),
-                    "items": [encode(item, handles, depth + 1) for item in array.ravel(order="C").tolist()]}
-        return {"scalar" if isinstance(value, np.generic) else "ndarray": tree}
     pandas = sys.modules.get("pandas")
     if pandas is not None and isinstance(value, pandas.Series):
         return {"series": {"values": encode(value.to_numpy(), handles, depth + 1),
