@@ -110,19 +110,7 @@ test-notebooks: $(TEST_STAMP) dot
 # links to it, its notebooks executed as the book's are (the prose's quoted
 # numbers are evaluated in each chapter's kernel); book/_ext/student_edition.py
 # writes its config and toc.
-student-# Homework grading runs each submission in a bubblewrap sandbox
-# (book/homework/sandbox.py).
-bwrap:
-	@command -v bwrap >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "Installing Debian's bubblewrap package (provides bwrap) ..."; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
-	  else \
-	    echo "bubblewrap is missing: homework grading runs each submission in its sandbox. Install it with 'sudo apt-get install bubblewrap' (Debian/Ubuntu) or 'sudo dnf install bubblewrap' (Fedora), then re-run make." >&2; \
-	    exit 1; \
-	  fi; }
-
-book: $(BOOK_STAMP) dot
+student-book: $(BOOK_STAMP) dot
 	$(BIN)/python book/_ext/student_edition.py _build/student
 	$(BIN)/jupyter-book build . --config _build/student/_config.yml --toc _build/student/_toc.yml \
 	  --path-output _build/student --builder html -W -n --keep-going

@@ -33,15 +33,38 @@ from dtree._base import (
 from dtree._validation import check_sample_weight, encode
 from dtree.exceptions import InvalidParameterError
 from dtree.information import _entropy_of_counts
-from dtree.pessimistic import confidence_prune, pessimistic_prune
+from dtree.pessimistic import _make_leaf, _renumber, confidence_prune, pessimistic_prune
 from dtree.tree import Node
 
-__all__ = ["C45Classifier", "SplitCandidate", "nominal_split", "threshold_split"]
+__all__ = ["C45Classifier", "RELEASE8_EPSILON", "SplitCandidate", "TEXTBOOK", "nominal_split",
+           "threshold_split"]
 
 # Scores that differ by less than this are ties (the same counts summed in a
 # different order can differ in the last bits).  Ties go to the lower feature
 # index, then to the lower threshold.
 TIE_TOLERANCE = 1e-12
+
+#: ``Epsilon`` of C4.5 Release 8 (``defns.i``): the tolerance of its
+#: average-gain rule, the smallest split information it accepts, and the
+#: margin by which a grown subtree must beat a leaf.
+RELEASE8_EPSILON = 1e-3
+
+#: Parameters that turn off every behaviour of Quinlan's program beyond the
+#: textbook rule: ``C45Classifier(**TEXTBOOK)`` grows the tree of the book's
+#: C4.5 chapter (Quinlan 1993, ch. 2-4, as stated there).
+TEXTBOOK = {
+    "threshold": "midpoint",
+    "collapse": False,
+    "min_split": "min_samples_leaf",
+    "zero_gain": False,
+    "exclude_many_valued": False,
+    "threshold_penalty": False,
+    "min_value_gap": 0.0,
+    "subtree_raising": False,
+    "pruning_slack": 0.0,
+    "error_estimate": "exact",
+    "empty_branch": "distribution",
+}
 
 
 @dataclass(frozen=True)
@@ -127,7 +150,8 @@ def nominal_split(codes, y, w, n_categories, n_classes, min_samples_leaf=2.0):
     return SplitCandidate(float(gain), split_info)
 
 
-def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None):
+def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None, *,
+                    min_split="min_samples_leaf", penalty=False, min_value_gap=0.0):
     r"""Score the best binary cut ``x <= t`` of a numeric feature, C4.5's way.
 
     The rows with a known value are sorted once; cumulative class weights give
@@ -146,11 +170,26 @@ def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None):
         given, the threshold is C4.5's: the largest of these values not above
         the midpoint; otherwise the midpoint of the two values either side of
         the cut.
+    min_split : {"min_samples_leaf", "release8"}, default="min_samples_leaf"
+        The known weight each side of a cut must carry: ``min_samples_leaf``,
+        or (Release 8, ``contin.c``) :math:`\max(m, \min(25, 0.1\,W_{known} / K))`
+        with :math:`m` = ``min_samples_leaf`` and :math:`K` = ``n_classes``,
+        and no cut at all when :math:`W_{known} < 2m`.
+    penalty : bool, default=False
+        Release 8's threshold penalty (Quinlan 1996): every cut's gain is
+        reduced by :math:`\log_2(\text{number of admissible cuts}) / W`,
+        :math:`W` the node's total weight (unknown values included), the best
+        cut is the one of largest reduced gain, and the feature is no
+        candidate unless that gain is positive.  The candidate's ``gain`` is
+        the reduced one.
+    min_value_gap : float, default=0.0
+        No cut between two values closer than this (Release 8: ``1e-5``).
 
     Returns
     -------
     SplitCandidate or None
-        ``None`` when no cut leaves ``min_samples_leaf`` on both sides.
+        ``None`` when no cut leaves the minimum weight on both sides, or no
+        cut has positive gain (a test that separates nothing is no test).
 
     Examples
     --------
@@ -176,15 +215,24 @@ def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None):
     known_counts = left[-1] + onehot[-1]
     right = known_counts - left
     w_left, w_right = left.sum(axis=1), right.sum(axis=1)
-    valid = ((xs[:-1] < xs[1:]) & (w_left >= min_samples_leaf - TIE_TOLERANCE)
-             & (w_right >= min_samples_leaf - TIE_TOLERANCE) & (w_left > 0) & (w_right > 0))
+    known_weight, total = known_counts.sum(), w.sum()
+    least = min_samples_leaf
+    if min_split == "release8":  # contin.c: at least 10 % of the known cases per class, at most 25
+        if known_weight < 2 * min_samples_leaf - TIE_TOLERANCE:
+            return None
+        least = max(min_samples_leaf, min(25.0, 0.1 * known_weight / n_classes))
+    valid = ((xs[:-1] < xs[1:] - min_value_gap) & (w_left >= least - TIE_TOLERANCE)
+             & (w_right >= least - TIE_TOLERANCE) & (w_left > 0) & (w_right > 0))
     if not valid.any():
         return None
-    known_weight, total = known_counts.sum(), w.sum()
     # children's entropy sum_{side} W_side / W_known H(side), for every cut at once
     children = (w_left * _entropy_of_counts(left) + w_right * _entropy_of_counts(right))
     gains = float(_entropy_of_counts(known_counts)) - children / known_weight
+    if penalty:  # Quinlan (1996), eq. (1): log2(number of cuts tried) / W
+        gains = gains - np.log2(np.count_nonzero(valid)) / total * total / known_weight
     gains = np.where(valid, gains, -np.inf)
+    if not gains.max() > TIE_TOLERANCE:
+        return None
     cut = int(np.flatnonzero(gains >= gains.max() - TIE_TOLERANCE)[0])
     threshold = xs[cut] / 2.0 + xs[cut + 1] / 2.0   # no overflow near the float maximum
     if not threshold < xs[cut + 1]:
@@ -327,8 +375,11 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, criterion="gain_ratio", max_depth=None, min_samples_leaf=2,
-                 threshold="midpoint", pruning="confidence", confidence_factor=0.25,
-                 categorical_features="auto"):
+                 threshold="training_value", pruning="confidence", confidence_factor=0.25,
+                 categorical_features="auto", collapse=True, min_split="release8", zero_gain=True,
+                 exclude_many_valued=True, threshold_penalty=True, min_value_gap=1e-5,
+                 subtree_raising=True, pruning_slack=0.1, error_estimate="normal",
+                 empty_branch="majority"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
@@ -336,6 +387,16 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         self.pruning = pruning
         self.confidence_factor = confidence_factor
         self.categorical_features = categorical_features
+        self.collapse = collapse
+        self.min_split = min_split
+        self.zero_gain = zero_gain
+        self.exclude_many_valued = exclude_many_valued
+        self.threshold_penalty = threshold_penalty
+        self.min_value_gap = min_value_gap
+        self.subtree_raising = subtree_raising
+        self.pruning_slack = pruning_slack
+        self.error_estimate = error_estimate
+        self.empty_branch = empty_branch
 
     # -- parameters and input ------------------------------------------------
 
@@ -350,6 +411,15 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         choice("criterion", ("gain_ratio", "gain"))
         choice("threshold", ("midpoint", "training_value"))
         choice("pruning", ("confidence", "pessimistic", None))
+        choice("min_split", ("release8", "min_samples_leaf"))
+        choice("error_estimate", ("normal", "exact"))
+        choice("empty_branch", ("majority", "distribution"))
+        for name in ("collapse", "zero_gain", "exclude_many_valued", "threshold_penalty",
+                     "subtree_raising"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise InvalidParameterError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        for name in ("min_value_gap", "pruning_slack"):
+            check_float_param(getattr(self, name), name)
         max_depth = check_int_param(self.max_depth, "max_depth", low=0, allow_none=True)
         min_leaf = check_float_param(self.min_samples_leaf, "min_samples_leaf")
         cf = check_float_param(self.confidence_factor, "confidence_factor")
@@ -480,7 +550,13 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
                       for j in range(array.shape[1])]
         grower = _Grower(codes, numbers, y_codes, weight, self, max_depth, min_leaf, values)
         self.unpruned_root_ = grower.grow()
-        if self.pruning == "confidence":
+        if self.pruning == "confidence" and (self.subtree_raising or self.pruning_slack > 0
+                                             or self.error_estimate == "normal"):
+            pruner = _Release8Pruner(codes, numbers, y_codes, self.categories_, self.n_classes_,
+                                     self.confidence_factor, slack=self.pruning_slack,
+                                     raising=self.subtree_raising, error_estimate=self.error_estimate)
+            self.root_ = pruner.prune(self.unpruned_root_, np.arange(y_codes.size), weight)
+        elif self.pruning == "confidence":
             self.root_ = confidence_prune(self.unpruned_root_, self.confidence_factor)
         elif self.pruning == "pessimistic":
             self.root_ = pessimistic_prune(self.unpruned_root_)
@@ -541,7 +617,10 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
                 x = numbers[rows, j]
                 branch = np.where(np.isnan(x), -2, np.where(x <= node.threshold, 0, 1))
             stopped = branch == -1  # a category with no branch here
-            proba[rows[stopped]] += share[stopped, None] * node.proba
+            if self.empty_branch == "majority":  # the program's empty leaf: the node's class
+                proba[rows[stopped], int(np.argmax(node.value))] += share[stopped]
+            else:
+                proba[rows[stopped]] += share[stopped, None] * node.proba
             missing = branch == -2
             fractions = _branch_fractions(node)
             for i, child in enumerate(node.children):
@@ -579,6 +658,18 @@ class _Grower:
         self.use_ratio = estimator.criterion == "gain_ratio"
         self.max_depth, self.min_leaf, self.values = max_depth, min_leaf, values
         self.n_nodes = 0
+        self.collapse = estimator.collapse
+        self.zero_gain = estimator.zero_gain
+        self.split_options = {"min_split": estimator.min_split, "penalty": estimator.threshold_penalty,
+                              "min_value_gap": estimator.min_value_gap}
+        # Nominal features with at least 0.3 x (number of training cases) values
+        # stay out of the average gain, unless every feature is such (build.c);
+        # cases are counted by weight, so that integer weights are repetitions.
+        many = np.array([self.categorical[j] and len(self.categories[j]) >= 0.3 * weight.sum()
+                         for j in range(codes.shape[1])], dtype=bool)
+        self.left_out_of_average = many if estimator.exclude_many_valued and not many.all() else \
+            np.zeros_like(many)
+        estimator._left_out_of_average = self.left_out_of_average  # for export_trace
 
     def _new_node(self, rows, w, depth):
         value = _class_weights(self.y[rows], w, self.n_classes)
@@ -596,17 +687,37 @@ class _Grower:
                                   self.n_classes, self.min_leaf)
             else:
                 s = threshold_split(self.numbers[rows, j], y, w, self.n_classes, self.min_leaf,
-                                    None if self.values is None else self.values[j])
+                                    None if self.values is None else self.values[j],
+                                    **self.split_options)
             if s is not None:
                 scores[j] = s
         return scores
 
     def _choose(self, scores):
-        """Quinlan's rule: largest gain ratio among features with at least average gain."""
+        """Quinlan's rule: largest gain ratio among features with at least average gain.
+
+        With ``zero_gain`` (Release 8's ``FormTree`` and ``Worth``): a test of
+        gain 0 competes, the average leaves out the many-valued nominal
+        features (``left_out_of_average``; no feature counted: no test), and
+        the comparisons have the program's tolerance ``RELEASE8_EPSILON``.
+        Without it (the textbook rule): only tests of positive gain compete.
+        """
         if not scores:
             return None
         gains = {j: s.gain for j, s in scores.items()}
-        if self.use_ratio:
+        if self.zero_gain:
+            eps = RELEASE8_EPSILON
+            counted = [gains[j] for j in gains if not self.left_out_of_average[j]]
+            if self.use_ratio:
+                if not counted:
+                    return None
+                average = sum(counted) / len(counted)
+                eligible = {j: scores[j].gain / scores[j].split_information for j in scores
+                            if gains[j] >= average - eps and scores[j].split_information > eps}
+            else:
+                eligible = {j: g for j, g in gains.items()
+                            if scores[j].split_information > 0 and g > -eps}
+        elif self.use_ratio:
             average = sum(gains.values()) / len(gains)
             eligible = {j: scores[j].gain_ratio for j in scores
                         if gains[j] >= average - TIE_TOLERANCE and gains[j] > TIE_TOLERANCE
@@ -671,4 +782,148 @@ class _Grower:
             for i in reversed(range(len(branches))):
                 _, child_rows, child_w = branches[i]
                 stack.append((node, i, child_rows, child_w, depth + 1))
+        if self.collapse:
+            _collapse(root)
         return root
+
+
+def _collapse(root: Node) -> None:
+    r"""Turn back into a leaf every subtree with no fewer training errors than a leaf (build.c).
+
+    After growing a subtree, C4.5 Release 8 compares its training errors
+    (the sum over its branches, each branch counted after its own collapse)
+    with those of the node as a leaf, :math:`N - \max_k n_k`, and keeps the
+    leaf unless the subtree makes fewer errors by more than
+    ``RELEASE8_EPSILON``.  Visits the nodes in post-order with an explicit
+    stack (deep trees need no recursion).
+    """
+    errors = {}
+    stack = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        as_leaf = float(node.value.sum() - node.value.max())
+        if node.is_leaf:
+            errors[id(node)] = as_leaf
+        elif not expanded:
+            stack.append((node, True))
+            stack.extend((child, False) for child in node.children)
+        else:
+            subtree = sum(errors.pop(id(child)) for child in node.children)
+            if subtree >= as_leaf - RELEASE8_EPSILON:
+                _make_leaf(node)
+            errors[id(node)] = subtree
+    _renumber(root)
+
+
+class _Release8Pruner:
+    """C4.5 Release 8's pruning (``EstimateErrors`` of ``prune.c``), with the training cases.
+
+    A node's predicted errors as a leaf are :math:`E + \\text{extra}(N, E)`
+    (``error_estimate``: ``"normal"`` is the program's approximation
+    :func:`dtree.pessimistic.added_errors`, ``"exact"`` the binomial bound of
+    :func:`dtree.pessimistic.upper_error_rate`); a subtree's are the sum over
+    its branches.  Visiting the tree from the root, each subtree is first
+    pruned below, then replaced by a leaf if that predicts at most ``slack``
+    more errors than both the subtree and its largest branch; otherwise,
+    with ``raising``, by its largest branch (which then receives all the
+    node's cases and is pruned again) if that predicts at most ``slack``
+    more errors than the subtree.
+    """
+
+    def __init__(self, codes, numbers, y, categories, n_classes, confidence_factor, *, slack, raising,
+                 error_estimate):
+        from dtree.pessimistic import added_errors, upper_error_rate
+
+        self.codes, self.numbers, self.y = codes, numbers, y
+        self.categories, self.n_classes = categories, n_classes
+        self.slack, self.raising = slack, raising
+        if error_estimate == "normal":
+            self.extra = lambda n, e: added_errors(n, e, confidence_factor)
+        else:
+            self.extra = lambda n, e: n * upper_error_rate(e, n, confidence_factor) - e if n > 0 else 0.0
+
+    def route(self, node, rows, w):
+        """``[(child, rows, weights) or None, ...]`` and the (rows, weights) of known cases with no branch."""
+        j = node.feature
+        if node.threshold is None:
+            column = self.codes[rows, j]
+            lookup = {category: code for code, category in enumerate(self.categories[j].tolist())}
+            masks = [column == lookup[category] for category in node.categories]
+            missing = column < 0
+        else:
+            column = self.numbers[rows, j]
+            missing = np.isnan(column)
+            masks = [~missing & (column <= node.threshold), ~missing & (column > node.threshold)]
+        known_weight = w[~missing].sum()
+        branches = []
+        for mask in masks:
+            if not mask.any():
+                branches.append(None)
+                continue
+            factor = w[mask].sum() / known_weight  # the branch's share of the known cases
+            take = mask | missing
+            branches.append((rows[take], w[take] * np.where(missing[take], factor, 1.0), factor))
+        stray = ~missing & ~np.logical_or.reduce(masks)
+        return branches, (rows[stray], w[stray])
+
+    def _leaf_errors(self, rows, w):
+        dist = np.bincount(self.y[rows], weights=w, minlength=self.n_classes)
+        cases = float(w.sum())
+        errors = cases - float(dist.max()) if cases > 0 else 0.0
+        return dist, errors, errors + self.extra(cases, errors)
+
+    def estimate(self, node, rows, w, update):
+        """Predicted errors of the subtree at ``node`` for the cases (rows, w); prune it if ``update``."""
+        dist, _, as_leaf = self._leaf_errors(rows, w)
+        if update:
+            node.value = dist
+            node.n_samples = int(rows.size)
+            node.impurity = float(_entropy_of_counts(dist))
+        if node.is_leaf:
+            return as_leaf
+        branches, (stray_rows, stray_w) = self.route(node, rows, w)
+        tree_errors, max_factor, largest = 0.0, 0.0, None
+        for child, branch in zip(node.children, branches):
+            if branch is None:
+                continue
+            child_rows, child_w, factor = branch
+            if factor >= max_factor:  # the last of equally large branches, as the program does
+                largest, max_factor = child, factor
+            tree_errors += self.estimate(child, child_rows, child_w, update)
+        if stray_rows.size:  # known values with no branch here: the program's empty leaf
+            tree_errors += self._leaf_errors(stray_rows, stray_w)[2]
+        if not update:
+            return tree_errors
+        branch_errors = self.estimate(largest, rows, w, False) if self.raising else np.inf
+        if as_leaf <= branch_errors + self.slack and as_leaf <= tree_errors + self.slack:
+            _make_leaf(node)
+            return as_leaf
+        if branch_errors <= tree_errors + self.slack:  # subtree raising
+            raised = self.estimate(largest, rows, w, True)
+            for name in ("feature", "threshold", "categories", "children", "gain", "candidate_scores",
+                         "value", "n_samples", "impurity"):
+                setattr(node, name, getattr(largest, name))
+            return raised
+        return tree_errors
+
+    def prune(self, root, rows, w):
+        """A pruned deep copy of ``root`` (pre-order renumbered, depths recomputed)."""
+        import copy
+        import sys
+
+        from dtree.tree import iter_nodes
+
+        depth = max(node.depth for node in iter_nodes(root))
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 4 * depth + 1000))  # deepcopy and estimate recurse
+        try:
+            pruned = copy.deepcopy(root)
+            self.estimate(pruned, rows, w, True)
+        finally:
+            sys.setrecursionlimit(limit)
+        stack = [(pruned, 0)]
+        while stack:
+            node, node_depth = stack.pop()
+            node.depth = node_depth
+            stack.extend((child, node_depth + 1) for child in node.children)
+        return _renumber(pruned)

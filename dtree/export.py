@@ -544,12 +544,18 @@ def export_trace(estimator, *, feature_names=None, class_names=None, decimals=3)
                  f"impurity {node.impurity:.{decimals}f}"]
         scores = node.candidate_scores
         average = None
+        # C4.5 leaves many-valued nominal features out of its average (Release 8)
+        left_out = getattr(estimator, "_left_out_of_average", None)
         if scores and all(hasattr(s, "split_information") for s in scores.values()):
-            average = float(np.mean([s.gain for s in scores.values()]))
-            lines.append(f"  average gain {average:.{decimals}f}")
+            counted = [s.gain for j, s in scores.items() if left_out is None or not left_out[j]]
+            if counted:
+                average = float(np.mean(counted))
+                lines.append(f"  average gain {average:.{decimals}f}")
         for feature, score in scores.items():
             mark = " (below average)" if average is not None and \
                 score.gain < average - 1e-12 else ""
+            if left_out is not None and left_out[feature]:
+                mark = " (many values: not in the average)"
             lines.append(f"  {names[feature]}: {_score_text(score, decimals)}{mark}")
         if node.is_leaf:
             lines.append(f"  leaf: {_leaf_label(estimator, node, classes, decimals)}")

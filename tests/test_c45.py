@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtree import C45Classifier, ID3Classifier, NotFittedError, export_text
-from dtree.c45 import nominal_split, threshold_split
+from dtree.c45 import TEXTBOOK, nominal_split, threshold_split
 from dtree.datasets import load_animals, load_weather
 from dtree.exceptions import InvalidParameterError
 from dtree.pessimistic import confidence_prune, pessimistic_prune, upper_error_rate
@@ -46,7 +46,7 @@ def test_quinlans_tree_on_the_numeric_weather_data():
     X, y = weather()
     text = export_text(C45Classifier(threshold="training_value", pruning=None).fit(X, y))
     assert "humidity <= 75.00" in text and "windy = True" in text
-    midpoint = C45Classifier(pruning=None).fit(X, y)
+    midpoint = C45Classifier(pruning=None, threshold="midpoint").fit(X, y)
     sunny = midpoint.root_.children[midpoint.root_.categories.index("sunny")]
     assert sunny.threshold == 77.5  # midpoint of 70 and 85
     assert midpoint.score(X, y) == 1.0
@@ -177,11 +177,14 @@ def test_threshold_options_agree_on_training_rows():
 
 
 def test_unseen_category_stops_at_the_node():
+    """Release 8 classifies it by the node's majority class (an empty leaf); the textbook by its distribution."""
     X, y = weather()
-    tree = C45Classifier(pruning=None).fit(X, y)
     query = X.iloc[[0]].astype({"outlook": object})
     query.iloc[0, 0] = "foggy"
-    np.testing.assert_allclose(tree.predict_proba(query)[0], tree.root_.proba)
+    tree = C45Classifier(pruning=None).fit(X, y)
+    np.testing.assert_array_equal(tree.predict_proba(query)[0], [0.0, 1.0])  # 9 yes / 5 no at the root
+    textbook = C45Classifier(pruning=None, empty_branch="distribution").fit(X, y)
+    np.testing.assert_allclose(textbook.predict_proba(query)[0], textbook.root_.proba)
 
 
 def test_missing_value_at_predict_mixes_the_branches():
@@ -283,8 +286,11 @@ def test_row_order_and_positive_scaling_change_nothing(data):
 @settings(max_examples=30, deadline=None)
 @given(small_data(), st.sampled_from(["pessimistic", "confidence"]))
 def test_pruned_tree_is_a_pruned_subtree(data, pruning):
+    """Without subtree raising, pruning only cuts; with it, it never adds a leaf."""
     X, y, _ = data
-    tree = C45Classifier(pruning=pruning, min_samples_leaf=1).fit(X, y)
+    raised = C45Classifier(pruning=pruning, min_samples_leaf=1).fit(X, y)
+    assert raised.get_n_leaves() <= sum(n.is_leaf for n in iter_nodes(raised.unpruned_root_))
+    tree = C45Classifier(pruning=pruning, min_samples_leaf=1, subtree_raising=False).fit(X, y)
 
     def paths(root):
         out, stack = set(), [(root, ())]
@@ -384,13 +390,14 @@ def test_adjacent_values_are_split(a, ulps):
 
     The midpoint of adjacent floats rounds onto the upper value (and would send
     every row left, a split that splits nothing, forever); C4.5 then cuts at the
-    lower value, as scikit-learn does.
+    lower value, as scikit-learn does.  (Release 8 treats values closer than
+    ``min_value_gap`` = 1e-5 as equal; with the gap 0 every distinct pair is cut.)
     """
     b = a
     for _ in range(ulps):
         b = np.nextafter(b, np.inf)
     X = np.array([[a], [b]] * 5)
-    tree = C45Classifier().fit(X, [0, 1] * 5)
+    tree = C45Classifier(**TEXTBOOK).fit(X, [0, 1] * 5)
     assert tree.get_depth() == 1 and tree.score(X, [0, 1] * 5) == 1.0
     assert a <= tree.root_.threshold < b
 

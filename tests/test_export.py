@@ -3,10 +3,12 @@
 import shutil
 import subprocess
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from dtree import ID3Classifier, NotFittedError, export_graphviz, export_text
+from dtree.c45 import TEXTBOOK
 from dtree.datasets import load_weather
 from dtree.tree import iter_nodes
 
@@ -129,7 +131,7 @@ def test_export_trace_for_every_estimator():
 
     weather = load_weather(numeric=True)
     X, y = weather.drop(columns="play"), weather["play"]
-    c45 = C45Classifier(pruning=None).fit(X, y)
+    c45 = C45Classifier(**TEXTBOOK, pruning=None).fit(X, y)
     trace = export_trace(c45)
     blocks = trace.strip().split("\n\n")
     assert len(blocks) == sum(1 for _ in iter_nodes(c45.root_))
@@ -139,6 +141,16 @@ def test_export_trace_for_every_estimator():
     assert "temperature: gain 0.045, split info 0.940, ratio 0.048 (below average)" in root[3]
     assert root[-1] == "  chosen: outlook"
     assert "outlook = sunny and humidity <= 77.500: 2 samples" in trace
+    # Release 8: the numeric gains are penalised, and a nominal feature with
+    # many values (here a day number) stays out of the average.
+    days = X.assign(day=[f"d{i}" for i in range(14)])
+    release8 = C45Classifier(pruning=None, min_samples_leaf=1).fit(days, y)
+    root = export_trace(release8).split("\n\n")[0].splitlines()
+    scores = release8.root_.candidate_scores
+    counted = [s.gain for j, s in scores.items() if j != 4]
+    assert root[1] == f"  average gain {np.mean(counted):.3f}"
+    assert any(line.startswith("  day: ") and line.endswith("(many values: not in the average)")
+               for line in root)
     cart = DecisionTreeClassifier(max_depth=2).fit(X[["temperature", "humidity"]], y)
     cart_trace = export_trace(cart, decimals=2)
     assert cart_trace.startswith("root: 14 samples, counts [5, 9], impurity 0.46\n  chosen: ")
