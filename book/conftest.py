@@ -14,8 +14,14 @@ last-bit change passes and a change in the 9th digit fails.
 
 Images are not compared: nbval skips PNG itself, and this file adds SVG (the
 Graphviz drawings of trees), whose markup depends on the Graphviz version.
-What a drawing shows comes from export_graphviz's DOT source, which
-tests/test_export.py checks.
+Pixels and markup depend on fonts, FreeType and the CPU. What a figure shows
+is compared instead: every image output holds, in the same bundle, its figure
+data under :data:`dtree.book.FIGURE_DATA_MIME` (``text/vnd.dtree.figure-data``),
+a text listing of its texts and data with floats at
+:data:`dtree.book.FIGURE_DIGITS` (6) significant digits for a matplotlib
+figure, the DOT source for a Graphviz drawing. nbval compares it like any
+text output (through the sanitizer above, which leaves 6-digit floats
+alone); see dtree.book's module docstring and tests/test_figure_data.py.
 """
 
 from __future__ import annotations

@@ -20,8 +20,34 @@ nbval's comparison of a fresh run with the committed notebook regression-tests
 each quoted number without failing on the last bits of a float, which depend
 on the CPU's vector width.
 
+Figures are regression-tested the same way, through the data they draw
+rather than their pixels (which depend on fonts, FreeType and the CPU). Every
+figure output of a chapter carries, in the same display bundle as its image,
+an entry of MIME type :data:`FIGURE_DATA_MIME`: a text listing of what the
+figure shows, with floats at :data:`FIGURE_DIGITS` significant digits, which
+nbval compares like any text output while JupyterLab and the HTML book show
+the image only.
+
+* A matplotlib figure gets it from :func:`record_figure_data`, which
+  :func:`dtree.plotting.use_book_style` calls: an IPython display formatter
+  adds :func:`figure_data` of the figure (its texts, tick labels, legend
+  entries, the data of its lines, collections, patches and images, axis
+  limits and scales, colours) to every figure the inline backend shows.
+* A Graphviz drawing of a tree is made with :func:`show_graphviz`
+  (``show_graphviz(export_graphviz(tree))``), whose display bundle holds the
+  SVG and, as its figure data, the DOT source that the drawing renders.
+
+Neither JupyterLab nor MyST-NB has a renderer for :data:`FIGURE_DATA_MIME`,
+so both show the image beside which it is stored; the book's ``_config.yml``
+silences MyST-NB's notice that it skips the entry
+(``mystnb.unknown_mime_type``), and ``tests/test_figure_data.py`` checks
+that every image output carries figure data and that no other MIME type is
+skipped.
+
 This module needs only IPython (present in every Jupyter kernel) and imports
-it when :func:`glue` first displays a record.
+it when it first displays something; :func:`figure_data` needs matplotlib,
+:func:`show_graphviz` the ``graphviz`` package and Graphviz's ``dot`` to
+render.
 """
 
 from __future__ import annotations
@@ -31,8 +57,9 @@ import re
 from typing import Any
 
 __all__ = [
-    "SIGNIFICANT_DIGITS", "glue", "glued", "repository_file", "show_source",
-    "source_without_docstring", "stated_precision",
+    "FIGURE_DATA_MIME", "FIGURE_DIGITS", "SIGNIFICANT_DIGITS", "GraphvizDrawing",
+    "figure_data", "glue", "glued", "record_figure_data", "repository_file",
+    "show_graphviz", "show_source", "source_without_docstring", "stated_precision",
     "stated_precision_text",
 ]
 
@@ -402,3 +429,554 @@ def show_source(obj):
             return f'<style>{css}</style><div class="dtree-source">{code}</div>'
 
     return _HighlightedSource(source_without_docstring(obj), language="python")
+
+
+# --- Figure data: what a figure shows, compared by nbval ------------------------
+
+#: MIME type of a figure's data in a notebook output. It is stored in the same
+#: display bundle as the figure's ``image/png`` or ``image/svg+xml``; no
+#: notebook front end renders it, so each shows the image.
+FIGURE_DATA_MIME = "text/vnd.dtree.figure-data"
+
+#: Significant digits of the floats in figure data. A figure resolves about a
+#: thousandth of an axis, so every change that shows changes a digit that is
+#: kept; the last bits that another CPU's summation order or BLAS changes (a
+#: relative 1e-16) lie ten orders of magnitude below the last digit kept.
+FIGURE_DIGITS = 6
+
+# Arrays of at most this many numbers are listed; longer ones are given by
+# their shape, least and greatest value and a digest of all their values.
+_LISTED = 16
+# A value smaller than this fraction of the largest magnitude in its array is
+# written as 0: round-off noise around zero, whose digits and sign depend on
+# the order of a sum.
+_NOISE = 1e-9
+
+
+def _number(x, digits: int) -> str:
+    """``x`` at `digits` significant digits; -0.0 as 0, a non-number as its repr."""
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return repr(x)
+    return format(x + 0.0, f".{digits}g")   # + 0.0 turns -0.0 into 0.0
+
+
+def _numbers(values, digits: int) -> str:
+    """An array at `digits` significant digits: listed if short, else summarised."""
+    import hashlib
+
+    import numpy as np
+
+    try:
+        array = np.ma.filled(np.ma.asarray(values, dtype=np.float64), np.nan)
+    except (TypeError, ValueError):
+        return repr(values)
+    magnitudes = np.abs(array[np.isfinite(array)])
+    if magnitudes.size:
+        array = np.where(np.abs(array) < magnitudes.max() * _NOISE, 0.0, array)
+    texts = [_number(x, digits) for x in array.ravel()]
+    if len(texts) <= _LISTED:
+        return "[" + " ".join(texts) + "]"
+    shape = "x".join(str(n) for n in array.shape)
+    digest = hashlib.sha256(" ".join(texts).encode()).hexdigest()[:12]
+    if magnitudes.size:
+        finite = array[np.isfinite(array)]
+        span = f"in [{_number(finite.min(), digits)}, {_number(finite.max(), digits)}]"
+    else:
+        span = "none finite"
+    return f"<{shape} values {span}, sha256 {digest}>"
+
+
+def _point(xy, digits: int) -> str:
+    return "(" + ", ".join(_number(v, digits) for v in xy) + ")"
+
+
+def _colour(colour) -> str:
+    from matplotlib.colors import to_hex
+
+    try:
+        return to_hex(colour, keep_alpha=True)
+    except (TypeError, ValueError):
+        return repr(colour)
+
+
+def _colours(colours) -> str:
+    """The colours of a collection's members: one, a short list, or a summary."""
+    import hashlib
+
+    import numpy as np
+
+    rgba = np.asarray(colours, dtype=np.float64).reshape(-1, 4)
+    hexes = [_colour(row) for row in rgba]
+    distinct = list(dict.fromkeys(hexes))
+    if not hexes:
+        return "none"
+    if len(distinct) == 1:
+        return distinct[0]
+    if len(hexes) <= _LISTED:
+        return "[" + " ".join(hexes) + "]"
+    digest = hashlib.sha256(" ".join(hexes).encode()).hexdigest()[:12]
+    return f"<{len(hexes)} colours, {len(distinct)} distinct, sha256 {digest}>"
+
+
+def _label(artist) -> str:
+    """`` 'label'`` of a labelled artist (what a legend would show), else ``""``."""
+    label = artist.get_label()
+    return f" {label!r}" if label and not str(label).startswith("_") else ""
+
+
+def _describe_text(text, digits: int, *, placed: bool = True) -> str | None:
+    """A text artist: its string, and where the figure's code put it (`placed`)."""
+    from matplotlib.text import Annotation
+
+    string = text.get_text()
+    arrow = isinstance(text, Annotation) and text.arrowprops is not None
+    if not (string or arrow) or not text.get_visible():
+        return None
+    parts = [f"text {string!r}"]
+    if placed:
+        at = _point(text.get_position(), digits)
+        parts.append(f"at {at}")
+        if isinstance(text, Annotation) and _point(text.xy, digits) != at:
+            parts.append(f"for {_point(text.xy, digits)}")
+        if arrow:
+            parts.append(f"arrow {text.arrowprops.get('arrowstyle', 'simple')!r}")
+    parts.append(f"colour {_colour(text.get_color())}")
+    box = text.get_bbox_patch()
+    if box is not None:
+        parts.append(f"box {_colour(box.get_facecolor())}")
+    return " ".join(parts)
+
+
+def _describe_line(line, digits: int) -> str:
+    xy = line.get_xydata()
+    parts = [f"line{_label(line)} {_colour(line.get_color())}",
+             f"style {line.get_linestyle()!r} marker {str(line.get_marker())!r}"]
+    if line.get_drawstyle() not in (None, "default"):
+        parts.append(f"drawn {line.get_drawstyle()!r}")
+    parts.append(f"x {_numbers(xy[:, 0], digits)} y {_numbers(xy[:, 1], digits)}")
+    return " ".join(parts)
+
+
+def _describe_collection(collection, digits: int) -> str:
+    import numpy as np
+
+    parts = [f"{type(collection).__name__}{_label(collection)}"]
+    levels = getattr(collection, "levels", None)
+    if levels is not None:   # a contour set
+        parts.append(f"levels {_numbers(levels, digits)}")
+    offsets = np.asarray(collection.get_offsets())
+    if offsets.size and (offsets.shape[0] > 1 or np.any(offsets)):
+        parts.append(f"offsets {_numbers(offsets, digits)}")
+        sizes = collection.get_sizes() if hasattr(collection, "get_sizes") else None
+        if sizes is not None and len(sizes):
+            parts.append(f"sizes {_numbers(sizes, digits)}")
+    paths = collection.get_paths()
+    if paths:
+        vertices = np.concatenate([path.vertices for path in paths])
+        parts.append(f"{len(paths)} paths {_numbers(vertices, digits)}")
+    values = collection.get_array()
+    if values is not None:
+        low, high = collection.get_clim()
+        parts.append(f"values {_numbers(values, digits)} colour map "
+                     f"{collection.get_cmap().name!r} from {_number(low, digits)} "
+                     f"to {_number(high, digits)}")
+    parts.append(f"face {_colours(collection.get_facecolor())}")
+    parts.append(f"edge {_colours(collection.get_edgecolor())}")
+    return " ".join(parts)
+
+
+def _describe_patch(patch, digits: int) -> str:
+    from matplotlib import patches
+
+    def num(x):
+        return _number(x, digits)
+
+    if isinstance(patch, patches.Rectangle):
+        geometry = (f"at {_point((patch.get_x(), patch.get_y()), digits)} "
+                    f"width {num(patch.get_width())} height {num(patch.get_height())}")
+        if patch.get_angle():
+            geometry += f" angle {num(patch.get_angle())}"
+    elif isinstance(patch, patches.Ellipse):
+        geometry = (f"centre {_point(patch.get_center(), digits)} width "
+                    f"{num(patch.get_width())} height {num(patch.get_height())}")
+        if patch.get_angle():
+            geometry += f" angle {num(patch.get_angle())}"
+    elif isinstance(patch, patches.Wedge):
+        geometry = (f"centre {_point(patch.center, digits)} radius {num(patch.r)} "
+                    f"from {num(patch.theta1)} to {num(patch.theta2)}")
+    elif isinstance(patch, patches.Polygon):
+        geometry = f"vertices {_numbers(patch.get_xy(), digits)}"
+    elif isinstance(patch, patches.FancyBboxPatch):
+        geometry = (f"at {_point((patch.get_x(), patch.get_y()), digits)} "
+                    f"width {num(patch.get_width())} height {num(patch.get_height())}")
+    else:   # a path in the patch's own coordinates (not a drawn arrow's shape)
+        try:
+            vertices = patch.get_patch_transform().transform(patch.get_path().vertices)
+            geometry = f"vertices {_numbers(vertices, digits)}"
+        except Exception:  # noqa: BLE001 - e.g. an arrow that needs a renderer
+            geometry = ""
+    fill = _colour(patch.get_facecolor()) if patch.get_fill() else "none"
+    parts = [f"{type(patch).__name__}{_label(patch)}", geometry,
+             f"face {fill} edge {_colour(patch.get_edgecolor())}"]
+    if patch.get_hatch():
+        parts.append(f"hatch {patch.get_hatch()!r}")
+    return " ".join(part for part in parts if part)
+
+
+def _describe_image(image, digits: int) -> str:
+    import numpy as np
+
+    values = np.ma.asarray(image.get_array())
+    low, high = image.get_clim()
+    return (f"{type(image).__name__}{_label(image)} shape "
+            f"{'x'.join(str(n) for n in values.shape)} extent "
+            f"{_numbers(image.get_extent(), digits)} values {_numbers(values, digits)} "
+            f"colour map {image.get_cmap().name!r} from {_number(low, digits)} "
+            f"to {_number(high, digits)}")
+
+
+def _describe_artist(artist, digits: int) -> str | None:
+    from matplotlib.collections import Collection
+    from matplotlib.image import AxesImage
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.text import Text
+
+    if not artist.get_visible():
+        return None
+    if isinstance(artist, Text):
+        return _describe_text(artist, digits)
+    if isinstance(artist, Line2D):
+        return _describe_line(artist, digits)
+    if isinstance(artist, Collection):
+        return _describe_collection(artist, digits)
+    if isinstance(artist, Patch):
+        return _describe_patch(artist, digits)
+    if isinstance(artist, AxesImage):
+        return _describe_image(artist, digits)
+    return f"{type(artist).__name__}{_label(artist)}"
+
+
+def _describe_legend(legend) -> str:
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    entries = []
+    for text, handle in zip(legend.get_texts(), legend.legend_handles):
+        if isinstance(handle, Line2D):
+            key = (f"{_colour(handle.get_color())} {handle.get_linestyle()!r} "
+                   f"{str(handle.get_marker())!r}")
+        elif isinstance(handle, Patch):
+            key = _colour(handle.get_facecolor())
+        elif isinstance(handle, Collection):
+            key = _colours(handle.get_facecolor())
+        else:
+            key = type(handle).__name__
+        entries.append(f"{text.get_text()!r} {key}")
+    title = legend.get_title().get_text()
+    return "legend" + (f" {title!r}" if title else "") + ": " + ", ".join(entries)
+
+
+def _describe_axis(axis, name: str, digits: int, *, ticks: bool) -> list[str]:
+    low, high = axis.get_view_interval()
+    lines = [(f"  {name} axis {axis.get_scale()} from {_number(low, digits)} to "
+              f"{_number(high, digits)}")]
+    label = axis.get_label().get_text()
+    if label:
+        lines[0] += f" label {label!r}"
+    if not ticks or not axis.get_visible():
+        return lines
+    low, high = sorted((low, high))
+    slack = (high - low) * 1e-9
+
+    def shown_ticks(locations, ticks_of, only_labelled):
+        shown = []
+        for location, tick in zip(locations, ticks_of(len(locations))):
+            if not low - slack <= location <= high + slack:
+                continue
+            text = next((t.get_text() for t in (tick.label1, tick.label2) if t.get_visible()), "")
+            if text or not only_labelled:
+                shown.append(f"{_number(location, digits)} {text!r}")
+        return shown
+
+    axis.get_majorticklabels()   # sets the ticks' positions and labels, as drawing does
+    axis.get_minorticklabels()
+    major = shown_ticks(axis.get_majorticklocs(), axis.get_major_ticks, False)
+    minor = shown_ticks(axis.get_minorticklocs(), axis.get_minor_ticks, True)
+    if major:
+        lines.append(f"  {name} ticks " + ", ".join(major))
+    if minor:
+        lines.append(f"  {name} minor ticks " + ", ".join(minor))
+    offset = axis.get_offset_text().get_text()
+    if offset:
+        lines.append(f"  {name} offset {offset!r}")
+    return lines
+
+
+def figure_data(fig, digits: int = FIGURE_DIGITS) -> str:
+    """What a matplotlib figure shows, as text with floats at `digits` significant digits.
+
+    The record that :func:`record_figure_data` stores beside each figure of a
+    chapter (MIME type :data:`FIGURE_DATA_MIME`), so that nbval compares what
+    the figure shows. One line per item: the figure's size, its texts and
+    legends, then for each axes its titles, the scale, limits, label and
+    ticks (position and label) of each axis, and its artists in the order
+    drawn: lines (label, colour, style, marker, x and y data), collections
+    (scatter offsets and sizes, segments and polygons, contour levels,
+    colour-mapped values), patches (rectangles, circles, polygons, with
+    colours), images (shape, extent and values), texts and annotations
+    (string, position, colour, box colour) and the legend (entries with the
+    colour and style of their keys). Arrays of more than 16 numbers are
+    given by their shape, range and a SHA-256 digest of all their values.
+
+    Left out is what depends on fonts and the renderer rather than on the
+    data: font sizes, the extents of texts and where a layout engine puts
+    axes and labels.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure; it is laid out with ``draw_without_rendering`` first
+        (tick labels are only set when a figure is drawn).
+    digits : int, default FIGURE_DIGITS
+        Significant digits of every float, at least 1. A value smaller than
+        1e-9 times the largest magnitude of its array is written as 0.
+
+    Returns
+    -------
+    str
+        Lines of text, the first naming the figure's size and `digits`.
+
+    Raises
+    ------
+    ValueError
+        If `digits` is not a positive integer.
+    ModuleNotFoundError
+        If matplotlib is not installed.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure(figsize=(4, 3))
+    >>> ax = fig.subplots()
+    >>> _ = ax.plot([0, 1, 2], [0.1, 0.4, 1 / 3], color="black", label="gain")
+    >>> _ = ax.set(xlim=(0, 2), ylim=(0, 0.5), yticks=[0, 0.25, 0.5], title="a line")
+    >>> print(figure_data(fig))  # doctest: +ELLIPSIS
+    figure 4 x 3 in, floats at 6 significant digits
+    axes 1 of 1 title 'a line'
+      x axis linear from 0 to 2
+      x ticks 0 '0.0', ..., 2 '2.0'
+      y axis linear from 0 to 0.5
+      y ticks 0 '0.00', 0.25 '0.25', 0.5 '0.50'
+      line 'gain' #000000ff style '-' marker 'None' x [0 1 2] y [0.1 0.4 0.333333]
+    """
+    _check_digits(digits)
+    fig.draw_without_rendering()
+    width, height = fig.get_size_inches()
+    lines = [(f"figure {_number(width, digits)} x {_number(height, digits)} in, "
+              f"floats at {digits} significant digits")]
+    for text in fig.texts:   # suptitle and fig.text: their place may be the layout's
+        described = _describe_text(text, digits, placed=False)
+        if described:
+            lines.append(described)
+    for artist in [*fig.lines, *fig.patches, *fig.images, *fig.artists]:
+        described = _describe_artist(artist, digits)
+        if described:
+            lines.append(described)
+    lines.extend(_describe_legend(legend) for legend in fig.legends)
+    for i, ax in enumerate(fig.axes):
+        header = f"axes {i + 1} of {len(fig.axes)}"
+        for loc in ("left", "center", "right"):
+            title = ax.get_title(loc)
+            if title:
+                header += f" title {title!r}" + ("" if loc == "center" else f" ({loc})")
+        if ax.get_aspect() != "auto":
+            header += f" aspect {_number(ax.get_aspect(), digits)}"
+        if not ax.axison:
+            header += " axis off"
+        lines.append(header)
+        lines.extend(_describe_axis(ax.xaxis, "x", digits, ticks=ax.axison))
+        lines.extend(_describe_axis(ax.yaxis, "y", digits, ticks=ax.axison))
+        for artist in [*ax.images, *ax.collections, *ax.patches, *ax.lines, *ax.texts,
+                       *ax.artists]:
+            described = _describe_artist(artist, digits)
+            if described:
+                lines.append("  " + described)
+        legend = ax.get_legend()
+        if legend is not None and legend.get_visible():
+            lines.append("  " + _describe_legend(legend))
+    return "\n".join(lines)
+
+
+_formatter_class = None
+
+
+def _figure_data_formatter():
+    """An IPython display formatter producing :data:`FIGURE_DATA_MIME` (class made once)."""
+    global _formatter_class
+    if _formatter_class is None:
+        from IPython.core.formatters import BaseFormatter
+        from traitlets import ObjectName, Unicode
+
+        class FigureDataFormatter(BaseFormatter):
+            """Figure data of the objects registered with ``for_type`` (none by default)."""
+
+            format_type = Unicode(FIGURE_DATA_MIME)
+            print_method = ObjectName("_repr_figure_data_")
+
+        _formatter_class = FigureDataFormatter
+    return _formatter_class
+
+
+def record_figure_data() -> bool:
+    """Store :func:`figure_data` beside every matplotlib figure the kernel displays.
+
+    In an IPython kernel, registers a display formatter for the MIME type
+    :data:`FIGURE_DATA_MIME` that formats a matplotlib Figure with
+    :func:`figure_data`. Every way a figure reaches a notebook's outputs
+    goes through IPython's display formatters (``plt.show()`` and the
+    figures the inline backend shows at the end of a cell, ``display(fig)``,
+    a figure as a cell's value), so each such output holds the image and its
+    figure data side by side. :func:`dtree.plotting.use_book_style` calls
+    this; calling it again changes nothing.
+
+    Returns
+    -------
+    bool
+        True in an IPython session (the formatter is registered), False
+        elsewhere (nothing to do).
+
+    Examples
+    --------
+    >>> record_figure_data()     # a doctest runs outside IPython
+    False
+    """
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return False
+    formatters = shell.display_formatter.formatters
+    if FIGURE_DATA_MIME not in formatters:
+        formatters[FIGURE_DATA_MIME] = _figure_data_formatter()(parent=shell.display_formatter)
+    formatters[FIGURE_DATA_MIME].for_type_by_name("matplotlib.figure", "Figure", figure_data)
+    return True
+
+
+class GraphvizDrawing:
+    """DOT source drawn by Graphviz, displayed as SVG with the DOT source as figure data.
+
+    What :func:`show_graphviz` returns; see there.
+
+    Parameters
+    ----------
+    dot : str
+        DOT source, e.g. from :func:`dtree.export_graphviz`.
+
+    Attributes
+    ----------
+    dot : str
+        The DOT source.
+    """
+
+    def __init__(self, dot: str):
+        if not isinstance(dot, str):
+            raise TypeError(f"dot must be DOT source as a str, got {type(dot).__name__}")
+        self.dot = dot
+        self._svg = None
+
+    def svg(self) -> str:
+        """The drawing as SVG markup (Graphviz's ``dot``, run once).
+
+        Returns
+        -------
+        str
+            The ``<svg>`` element, as ``IPython.display.SVG`` displays it.
+
+        Raises
+        ------
+        ModuleNotFoundError
+            If the ``graphviz`` package is not installed (``dtree[plot]``).
+        graphviz.ExecutableNotFound
+            If Graphviz's ``dot`` program is not on the PATH.
+        """
+        if self._svg is None:
+            from dtree.plotting import _import_optional
+
+            graphviz = _import_optional("graphviz", "show_graphviz")
+            from IPython.display import SVG
+
+            self._svg = SVG(graphviz.Source(self.dot).pipe(format="svg")).data
+        return self._svg
+
+    def figure_data(self, digits: int = FIGURE_DIGITS) -> str:
+        """The DOT source with every float of more than `digits` significant digits rounded.
+
+        Parameters
+        ----------
+        digits : int, default FIGURE_DIGITS
+            Significant digits kept, at least 1.
+
+        Returns
+        -------
+        str
+            :func:`stated_precision_text` of the DOT source.
+        """
+        return stated_precision_text(self.dot, digits)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"image/svg+xml": self.svg(), "text/plain": repr(self),
+                FIGURE_DATA_MIME: self.figure_data()}
+
+    def __repr__(self) -> str:
+        boxes = len(re.findall(r'^\s*(?!(?:node|edge|graph)\b)(?:\w+|"[^"]*")\s*\[',
+                               self.dot, flags=re.MULTILINE))
+        edges = len(re.findall(r"->|--", self.dot))
+        return f"<Graphviz drawing: {boxes} boxes, {edges} edges>"
+
+
+def show_graphviz(dot: str) -> GraphvizDrawing:
+    """Display DOT source as Graphviz's drawing, with the DOT source as its figure data.
+
+    The chapters draw a tree with ``show_graphviz(export_graphviz(tree,
+    ...))``. In a notebook the result displays as the SVG that Graphviz's
+    ``dot`` draws (what ``IPython.display.SVG(graphviz.Source(dot).pipe(
+    format="svg"))`` shows); its display bundle also holds the DOT source,
+    floats at :data:`FIGURE_DIGITS` significant digits, under
+    :data:`FIGURE_DATA_MIME`, so that nbval compares what the drawing shows
+    (the SVG markup itself depends on Graphviz's version and is not
+    compared).
+
+    Parameters
+    ----------
+    dot : str
+        DOT source, e.g. from :func:`dtree.export_graphviz`.
+
+    Returns
+    -------
+    GraphvizDrawing
+        Rendered when it is displayed (needs the ``graphviz`` package and
+        Graphviz's ``dot``).
+
+    Raises
+    ------
+    TypeError
+        If `dot` is not a str.
+
+    Examples
+    --------
+    >>> from dtree import ID3Classifier, export_graphviz
+    >>> from dtree.datasets import load_animals
+    >>> animals = load_animals()
+    >>> tree = ID3Classifier().fit(animals.drop(columns="animal"), animals["animal"])
+    >>> drawing = show_graphviz(export_graphviz(tree))
+    >>> drawing
+    <Graphviz drawing: 7 boxes, 6 edges>
+    >>> drawing.figure_data() == drawing.dot     # export_graphviz rounds to 3 decimals
+    True
+    """
+    return GraphvizDrawing(dot)

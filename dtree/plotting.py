@@ -75,7 +75,9 @@ def use_book_style() -> None:
     colour cycle; a fixed size and resolution so that figures are identical
     from run to run.  In a Jupyter kernel it also has the inline backend
     draw PNGs at twice that resolution, shown at the same size ("retina"),
-    so that figures stay crisp on high-DPI screens.
+    so that figures stay crisp on high-DPI screens, and stores beside each
+    figure the data it shows (:func:`dtree.book.record_figure_data`), which
+    notebook regression tests compare.
 
     Raises
     ------
@@ -117,6 +119,9 @@ def use_book_style() -> None:
         "legend.frameon": False,
     })
     _use_retina_figures()
+    from dtree.book import record_figure_data
+
+    record_figure_data()
 
 
 def _use_retina_figures() -> None:

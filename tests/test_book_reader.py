@@ -8,8 +8,8 @@ numbered, no raw MyST, code lines that fit the column, legible tree drawings).
   its ``mystnb.figure`` metadata, and the chapter's prose refers to it by
   ``{numref}``.
 - A PNG figure is stored at twice the resolution it is shown at (retina).
-- A Graphviz tree drawing is an SVG (``SVG(graphviz.Source(dot).pipe(format="svg"))``,
-  whose text form holds no memory address) with the class ``tree-drawing`` (drawn
+- A Graphviz tree drawing is an SVG (``dtree.book.show_graphviz(dot)``, whose text
+  form holds no memory address) with the class ``tree-drawing`` (drawn
   at one scale in every chapter, see book/_static/dtree-book.css), not a PNG.
 - A chapter shows at most MAX_SHOWN_LINES lines of code; checks and
   plotting boilerplate are folded (``hide-input`` / ``hide-cell``).

@@ -22,7 +22,8 @@ sees it with the ``jupyterlab-myst`` renderer: opened, Run All, saved. Its
 rendered Markdown must show no raw MyST syntax (directive fences, roles,
 labels) and no "Unknown Directive" box, and every number the prose quotes
 (``{eval}`glued(...)```, see ``dtree.book``) must have been evaluated by the
-kernel to the value the committed notebook records.
+kernel to the value the committed notebook records. Every figure shows as an
+image, and its figure data (``dtree.book.FIGURE_DATA_MIME``) does not show.
 """
 
 from __future__ import annotations
@@ -375,6 +376,16 @@ RENDERED_MARKDOWN = """
   ].map(e => e.innerText)
 """
 
+# What each code cell's output area shows: its text and how many images. A
+# figure's output holds an image and its figure data (dtree.book.FIGURE_DATA_MIME),
+# for which JupyterLab has no renderer: the image must show, the data not.
+SHOWN_OUTPUTS = """
+() => [...document.querySelectorAll(
+    ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-OutputArea-output")
+  ].map(e => ({text: e.innerText, images: e.querySelectorAll("img").length}))
+"""
+FIGURE_DATA_SHOWN = re.compile(r"significant digits|digraph Tree|No renderer|figure-data")
+
 
 def _recorded(notebook) -> dict[str, str]:
     """Name -> the record ``dtree.book.glue`` stored in the committed outputs."""
@@ -472,6 +483,7 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, s
          {"type": "notebook", "format": "json", "content": blank})
     try:
         rendered = _open_run_all_and_save(page, base, token, chapter, has_code=has_code)
+        shown = page.evaluate(SHOWN_OUTPUTS)
     finally:
         page.screenshot(path=str(shot), full_page=True)
         page.close()
@@ -490,6 +502,13 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, s
 
     model = _api(base, token, f"/api/contents/{quote(chapter)}?content=1&type=notebook")
     saved = nbformat.from_dict(model["content"])
+    figures = sum(any(key.startswith("image/") for key in output.get("data", {}))
+                  for cell in saved.cells if cell.cell_type == "code" for output in cell.outputs)
+    if sum(output["images"] for output in shown) != figures:
+        problems.append(f"{figures} figure outputs, "
+                        f"{sum(output['images'] for output in shown)} images shown")
+    problems += [f"an output shows figure data: {output['text'][:80]!r}"
+                 for output in shown if FIGURE_DATA_SHOWN.search(output["text"])]
     for index, cell in enumerate(c for c in saved.cells if c.cell_type == "code"):
         for output in cell.outputs:
             if output.output_type == "error":
