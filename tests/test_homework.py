@@ -228,6 +228,7 @@ EXPECTED = {
     "disk_hog": (FULL, "graded"),
     "staller": (NOTHING, "timeout"),
     "delegate": (NOTHING, "tampering: graded code called dtree.information."),
+    "forger": (NOTHING, "tampering: the grading channel carried something that is not a message"),
 }
 
 
@@ -252,12 +253,13 @@ def test_hostile_submissions_harm_nobody(graded_class):
     assert _host_processes("bomb") == []
     assert [p for p in _host_processes("bwrap") if "--die-with-parent" in p] == []
     assert not list(Path("/sys/fs/cgroup").glob("**/dtree-grade-*"))
-    # The grader was neither stalled nor killed: two submissions ran into
-    # the time limit (carol and the staller), every other one finished.
-    assert graded_class["elapsed"] < 2 * FOLDER_TIMEOUT + 20 * graded_class["count"]
+    # The grader was neither stalled nor killed: three submissions ran into
+    # the time limit (carol, the staller, the forger's sleep is cut short by
+    # the refused message), every other one finished.
+    assert graded_class["elapsed"] < 3 * FOLDER_TIMEOUT + 20 * graded_class["count"]
 
 
-@pytest.mark.parametrize("hack", ["wrapper_dtree", "wrapper_sklearn"])
+@pytest.mark.parametrize("hack", ["wrapper_dtree", "wrapper_sklearn", "wrapper_compiled"])
 def test_wrappers_around_a_library_tree_fail(assigned, hack, tmp_path):
     _, reference, autograder = assigned["cart"]
     header, code = _hack(HOSTILE / f"{hack}.py")
@@ -267,7 +269,7 @@ def test_wrappers_around_a_library_tree_fail(assigned, hack, tmp_path):
     scores, status = homework.grade_one(tmp_path / "cart.ipynb", "cart", autograder, TIMEOUT)
     points = dict(homework.questions("cart"))
     assert scores == {**points, "classifier": 0.0}
-    library = "dtree" if hack == "wrapper_dtree" else "sklearn"
+    library = "sklearn" if hack == "wrapper_sklearn" else "dtree"
     assert status.startswith(f"tampering: graded code called {library}."), status
 
 
@@ -342,3 +344,39 @@ def test_grading_without_bubblewrap_says_how_to_get_it(assigned, tmp_path, monke
     with pytest.raises(SystemExit, match="apt-get install bubblewrap"):
         homework.grade("gain", tmp_path, tmp_path / "scores.csv", timeout=TIMEOUT, autograder=assigned["gain"][2])
     assert not (tmp_path / "scores.csv").exists()
+
+
+def test_an_answer_that_changes_its_arguments_fails_that_check(assigned, tmp_path):
+    """The checks' arrays are copied into the sandbox and the call's changes copied back."""
+    _, reference, autograder = assigned["impurity"]
+    notebook = nbformat.read(reference, as_version=4)
+    cell = next(cell for cell in notebook.cells if "def effective_weights" in cell.source)
+    cell.source = cell.source.replace("weights = np.asarray(sample_weight, dtype=float)",
+                                      "weights = np.asarray(sample_weight, dtype=float)\n    weights *= 1.0001")
+    assert "weights *= 1.0001" in cell.source
+    nbformat.write(notebook, tmp_path / "impurity.ipynb")
+    scores, status = homework.grade_one(tmp_path / "impurity.ipynb", "impurity", autograder, TIMEOUT)
+    assert status == "graded"
+    assert scores["class_weight"] < dict(homework.questions("impurity"))["class_weight"]
+
+
+def test_a_full_request_pipe_does_not_stall_the_grader(assigned, tmp_path):
+    """A submission that shrinks its request pipe and never reads it: the grader's write times out."""
+    student, _, _ = assigned["gain"]
+    notebook = nbformat.read(student, as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(
+        "import fcntl, sys, time\n"
+        "def entropy(p, base=2):\n"
+        "    time.sleep(1000)\n"
+        "fcntl.fcntl(int(sys.argv[1]), 1031, 4096)  # F_SETPIPE_SZ\n"))
+    nbformat.write(notebook, tmp_path / "gain.ipynb")
+    box = homework.sandbox.Submission(tmp_path / "gain.ipynb", "gain", time.monotonic() + 15,
+                                      allowed=homework.ALLOWED["gain"])
+    started = time.monotonic()
+    try:
+        answers = box.start("gain", ["entropy"], homework.sandbox.LIBRARIES, homework.ALLOWED["gain"])
+        with pytest.raises(homework.sandbox.SubmissionGone, match="timeout"):
+            answers["entropy"](list(range(100000)))
+    finally:
+        box.close()
+    assert box.timed_out and time.monotonic() - started < 30

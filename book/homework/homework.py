@@ -1,4 +1,4 @@
-"""Hand out and grade the book's homework with otter-grader.
+"""Hand out the book's homework with otter-grader and grade it in sandboxes.
 
 The homework notebooks in this folder are otter-assign *master* notebooks:
 each question carries its reference solution and its checks (public ones,
@@ -44,6 +44,7 @@ SUBMISSIONS=DIR``; the book's instructor guide explains the workflow.
 import argparse
 import csv
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -98,16 +99,17 @@ def assign(names, out):
     return zips
 
 
-# Library functions a graded answer may call, per homework (fnmatch patterns
-# of qualified names). Every other function of dtree and scikit-learn is
-# refused while the checks run, so an answer that wraps a library's tree or
-# delegates to dtree.information fails its checks; the homework's
+# Library functions a submission may call, per homework (fnmatch patterns of
+# qualified names). dtree and scikit-learn are not in the sandbox: their
+# imports give stubs, and a call of an allowed function is run by the grader;
+# any other call raises in the submission (and is reported when an answer
+# makes it while the checks run), so an answer that wraps a library's tree
+# or delegates to dtree.information fails its checks. The homework's
 # instructions name what is allowed.
-LIBRARIES = ("dtree", "sklearn")
 ALLOWED = {
-    "gain": ["dtree.information.contingency_table"],
-    "impurity": ["dtree.information.contingency_table"],
-    "cart": [],
+    "gain": ["dtree.datasets.*", "dtree.information.contingency_table"],
+    "impurity": ["dtree.datasets.*", "dtree.information.contingency_table"],
+    "cart": ["dtree.datasets.*"],
 }
 
 
@@ -178,19 +180,20 @@ def grade_one(submission, name, autograder, timeout, memory=None):
     grading channel and get plain data back, so the submission can neither
     see nor patch them. ``scores`` maps question names to points (empty when
     nothing could be graded); ``status`` is "graded", "timeout",
-    "tampering: <what was detected>" (the scores are then those the checks
-    gave, with the tampering undone) or "error: <why the sandbox ended>".
+    "tampering: <what was detected>" (the scores are those the checks gave:
+    what was detected had no effect on them) or "error: <why the sandbox
+    ended>".
     """
     deadline = time.monotonic() + timeout
     limits = {} if memory is None else {"memory": memory}
-    checks = _checks(autograder)
     wanted = answer_names(name)
-    submission_box = sandbox.Submission(submission, name, deadline, **limits)
+    submission_box = sandbox.Submission(submission, name, deadline, allowed=ALLOWED.get(name, []), **limits)
     try:
         try:
-            answers = submission_box.start(name, wanted, LIBRARIES, ALLOWED.get(name, []))
+            answers = submission_box.start(name, wanted, sandbox.LIBRARIES, ALLOWED.get(name, []))
         except sandbox.SubmissionGone as gone:
             return {}, "timeout" if submission_box.timed_out else str(gone)
+        checks = _checks(autograder)  # loaded only now, after the submission's code has run
         scores = {}
         for question, test_file in checks.items():
             environment = {}
@@ -229,9 +232,14 @@ def grade(name, submissions, out, timeout, autograder=None):
     except sandbox.SandboxUnavailable as error:
         raise SystemExit(f"homework: {error}") from None
     rows = []
+    # A grader stopped by SIGTERM still kills its sandbox and removes its cgroup.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     for notebook in notebooks:
         started = time.monotonic()
-        scores, status = grade_one(notebook, name, autograder, timeout)
+        try:
+            scores, status = grade_one(notebook, name, autograder, timeout)
+        except Exception as error:  # one submission never stops the class's grading
+            scores, status = {}, f"error: grader: {type(error).__name__}: {sandbox._printable(str(error))[:200]}"
         row = {"student": notebook.stem}
         row.update({question: scores.get(question, 0.0) for question, _ in asked})
         row["total"] = sum(row[question] for question, _ in asked)

@@ -8,19 +8,22 @@ sandbox (Debian/Ubuntu package ``bubblewrap``) with
   any other process (the grader, the other submissions), and every process it
   starts dies when the sandbox is killed (``--die-with-parent``, PID 1 of the
   namespace gone);
-* a file system made of the operating system's ``/usr`` and the Python
-  environment (read-only: the interpreter, the installed packages and the
-  ``dtree`` package), a private writable copy of its notebook in
-  ``/home/student`` and a small ``/tmp``, both in-memory with a size limit;
-  the repository, the reference solutions, the checks, the grader and the
-  other submissions are not in it;
-* limits: address space per process (memory), CPU time, file size, number of
-  processes; where the grader may create a cgroup (root, cgroup v1 or v2),
+* a read-only file system made of the operating system's ``/usr`` and the
+  Python environment (the interpreter and the installed packages, without
+  dtree and scikit-learn: ``sandbox_runner.py`` answers their imports with
+  stubs, and the grader runs the few functions a homework allows), a private
+  writable copy of its notebook in ``/home/student`` and a small ``/tmp``,
+  both in-memory with a size limit; the repository, the reference
+  solutions, the checks, the grader and the other submissions are not in it;
+* limits: address space per process (memory), CPU time, file size, and the
+  number of processes and threads (counted inside the sandbox's user
+  namespace); where the grader may create a cgroup (root, cgroup v1 or v2),
   the memory and the number of processes of the whole sandbox are limited
-  there too.
+  there too (root needs one: the kernel exempts root from the process limit).
 
 The grader talks to the program inside (``sandbox_runner.py``) over two
-pipes. Every read has a deadline, so a submission cannot stall the grader;
+pipes. Every read and write has a deadline, so a submission cannot stall the
+grader;
 :meth:`Submission.close` kills the sandbox and everything in it.
 """
 
@@ -40,10 +43,12 @@ import sandbox_runner as wire
 HERE = Path(__file__).resolve().parent
 RUNNER_SOURCE = (HERE / "sandbox_runner.py").read_text()
 
-DEFAULT_MEMORY = 2 << 30  # bytes of address space per process, and of memory per sandbox
+DEFAULT_MEMORY = 2 << 30  # bytes of address space per process (and, with a cgroup, of memory per sandbox)
 DEFAULT_PROCESSES = 32  # processes and threads per sandbox
 DEFAULT_DISK = 64 << 20  # bytes in each of /home/student and /tmp
 WORK = "/home/student"
+LIBRARIES = ("dtree", "sklearn")  # not in the sandbox: imports give stubs that ask the grader
+MINIMUM_BWRAP = (0, 7)  # --size of a tmpfs
 
 
 class SandboxUnavailable(RuntimeError):
@@ -69,7 +74,20 @@ def bwrap_path():
 
 
 def check_available():
-    """Start one empty sandbox; raise :class:`SandboxUnavailable` with bubblewrap's message if it fails."""
+    """Start one empty sandbox; raise :class:`SandboxUnavailable` with bubblewrap's message if it fails.
+
+    Also removes the cgroups of graders that were killed before they could.
+    """
+    found = subprocess.run([bwrap_path(), "--version"], capture_output=True, text=True).stdout.split()
+    version = tuple(int(part) for part in found[-1].split(".")[:2]) if found else (0, 0)
+    if version < MINIMUM_BWRAP:
+        raise SandboxUnavailable(
+            f"bubblewrap {'.'.join(map(str, MINIMUM_BWRAP))} or newer is needed (for --size); "
+            f"this machine has {found[-1] if found else 'an unknown version'}")
+    for stale in Path("/sys/fs/cgroup").glob("**/dtree-grade-*"):
+        pid = stale.name.split("-")[2]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            _remove_cgroups([stale])
     _remove_cgroups(_cgroup(DEFAULT_MEMORY, DEFAULT_PROCESSES))  # as root: a cgroup can be made
     args = command(None, None, None, None)
     result = subprocess.run(args[: args.index(sys.executable)] + [sys.executable, "-I", "-c", "pass"],
@@ -79,10 +97,8 @@ def check_available():
 
 
 def _python_paths():
-    """The read-only folders the sandbox needs for Python: the environment, its base and dtree."""
-    import dtree
-
-    paths = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), Path(dtree.__file__).resolve().parent}
+    """The read-only folders the sandbox needs for Python: the environment and its base."""
+    paths = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
     # The venv's python may be a symlink to an interpreter elsewhere.
     paths.add(Path(os.path.realpath(sys.executable)).parent.parent)
     return sorted(str(path) for path in paths)
@@ -141,21 +157,21 @@ def _remove_cgroups(groups):
             pass
 
 
-def _own_processes():
-    """How many processes this user has now (RLIMIT_NPROC counts them all)."""
-    uid = os.getuid()
-    count = 0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    count += 1
-            except OSError:
-                pass
-    return count
+def _hidden_libraries(bound):
+    """Folders of LIBRARIES inside the bound ``paths``: the sandbox sees them empty."""
+    import importlib.util
+
+    hidden = []
+    for library in LIBRARIES:
+        spec = importlib.util.find_spec(library)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            resolved = Path(location).resolve()
+            if any(resolved.is_relative_to(path) for path in bound):
+                hidden.append(str(resolved))
+    return hidden
 
 
-def command(notebook_fd, read_fd, write_fd, name, disk=DEFAULT_DISK):
+def command(notebook_fd, read_fd, write_fd, name, disk=DEFAULT_DISK, processes=DEFAULT_PROCESSES):
     """The bubblewrap command line that runs ``sandbox_runner.py`` on notebook ``name``."""
     venv_bin = str(Path(sys.executable).parent)
     args = [bwrap_path(), "--unshare-all", "--die-with-parent", "--new-session",
@@ -166,20 +182,24 @@ def command(notebook_fd, read_fd, write_fd, name, disk=DEFAULT_DISK):
             args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
         elif os.path.isdir(f"/{link}"):
             args += ["--ro-bind", f"/{link}", f"/{link}"]
-    for path in _python_paths():
+    bound = _python_paths()
+    for path in bound:
         args += ["--ro-bind", path, path]
-    args += ["--proc", "/proc", "--dev", "/dev",
+    # dtree and scikit-learn are not in the sandbox (sandbox_runner gives stubs).
+    for path in _hidden_libraries([Path(path) for path in bound]):
+        args += ["--tmpfs", path, "--remount-ro", path]
+    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
              "--size", str(disk), "--tmpfs", "/tmp",
              "--size", str(disk), "--tmpfs", WORK]
     if notebook_fd is not None:
         args += ["--file", str(notebook_fd), f"{WORK}/{name}.ipynb"]
-    args += ["--chdir", WORK]
+    args += ["--remount-ro", "/", "--chdir", WORK]
     environment = {"HOME": WORK, "PATH": f"{venv_bin}:/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                    "MPLCONFIGDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
     for key, value in environment.items():
         args += ["--setenv", key, value]
-    return args + [sys.executable, "-I", "-c", RUNNER_SOURCE, str(read_fd), str(write_fd)]
+    return args + [sys.executable, "-I", "-c", RUNNER_SOURCE, str(read_fd), str(write_fd), str(processes)]
 
 
 class Submission:
@@ -199,8 +219,9 @@ class Submission:
     """
 
     def __init__(self, notebook, name, deadline, memory=DEFAULT_MEMORY, processes=DEFAULT_PROCESSES,
-                 disk=DEFAULT_DISK):
+                 disk=DEFAULT_DISK, allowed=()):
         self.deadline = deadline
+        self.allowed = tuple(allowed)
         self.refused = []
         self.tampering = []
         self.timed_out = False
@@ -210,13 +231,11 @@ class Submission:
         self._callbacks = []
         self._groups = _cgroup(memory, processes)
         cpu_seconds = max(1, int(deadline - time.monotonic()) + 1)
-        nproc = _own_processes() + processes if os.getuid() != 0 else processes
         groups = self._groups
 
-        def limit():  # in the child, before bwrap starts
+        def limit():  # in the child, before bwrap starts (the runner sets RLIMIT_NPROC itself)
             for key, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu_seconds),
-                               (resource.RLIMIT_FSIZE, disk), (resource.RLIMIT_NPROC, nproc),
-                               (resource.RLIMIT_CORE, 0)):
+                               (resource.RLIMIT_FSIZE, disk), (resource.RLIMIT_CORE, 0)):
                 resource.setrlimit(key, (value, value))
             for group in groups:
                 with open(group / "cgroup.procs", "w") as handle:
@@ -224,10 +243,16 @@ class Submission:
 
         to_read, self._to_write = os.pipe()
         self._from_read, from_write = os.pipe()
-        notebook_fd = os.open(notebook, os.O_RDONLY)
+        try:
+            notebook_fd = os.open(notebook, os.O_RDONLY)
+        except OSError:
+            for fd in (to_read, self._to_write, self._from_read, from_write):
+                os.close(fd)
+            _remove_cgroups(self._groups)
+            raise
         try:
             self.process = subprocess.Popen(
-                command(notebook_fd, to_read, from_write, name, disk), stdin=subprocess.DEVNULL,
+                command(notebook_fd, to_read, from_write, name, disk, processes), stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=(notebook_fd, to_read, from_write),
                 preexec_fn=limit, start_new_session=True)
         except BaseException:
@@ -239,6 +264,7 @@ class Submission:
             for fd in (notebook_fd, to_read, from_write):
                 os.close(fd)
         os.set_blocking(self._from_read, False)
+        os.set_blocking(self._to_write, False)  # a full pipe never blocks the grader
         os.set_blocking(self.process.stderr.fileno(), False)
         self._stderr = b""
 
@@ -262,7 +288,10 @@ class Submission:
                     self._fail("timeout")
                 _, ready, _ = select.select([], [self._to_write], [], timeout)
                 if ready:
-                    data = data[os.write(self._to_write, data[: 1 << 16]):]
+                    try:
+                        data = data[os.write(self._to_write, data[: 1 << 16]):]
+                    except BlockingIOError:
+                        continue  # less room than select promised: wait again
         except OSError:  # a broken pipe: the sandbox ended
             self._fail(self._why_ended())
 
@@ -289,7 +318,7 @@ class Submission:
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
             message = json.loads(line)
-        except ValueError:
+        except Exception:  # not JSON, or nested beyond the parser's recursion
             self._tamper("the grading channel carried something that is not a message")
         if not isinstance(message, dict):
             self._tamper("the grading channel carried something that is not a message")
@@ -309,7 +338,7 @@ class Submission:
             self._stderr += os.read(self.process.stderr.fileno(), 1 << 16)
         except OSError:
             pass
-        last = (self._stderr.decode(errors="replace").strip().splitlines() or [""])[-1]
+        last = _printable((self._stderr.decode(errors="replace").strip().splitlines() or [""])[-1])[:300]
         if code is not None and code < 0:
             how = f"killed by signal {-code}"
         else:
@@ -339,38 +368,86 @@ class Submission:
     def decode(self, tree):
         try:
             return wire.decode(tree, self._resolve)
-        except (wire.ChannelError, ValueError, TypeError, RecursionError) as error:
-            self._tamper(f"the submission sent a malformed value ({error})")
+        except SubmissionGone:
+            raise
+        except Exception as error:  # whatever a malformed value makes NumPy or pandas raise
+            self._tamper(f"the submission sent a malformed value ({_printable(str(error))[:100]})")
 
     def start(self, notebook_name, answers, libraries, allowed):
         """Send the instructions; return ``{answer name: value or Remote}`` once the notebook has run."""
         self.send({"notebook": f"{WORK}/{notebook_name}.ipynb", "answers": list(answers),
                    "libraries": list(libraries), "allowed": list(allowed)})
         message = self.receive()
+        while "library" in message:  # the notebook calls an allowed library function
+            self._serve_library(message)
+            message = self.receive()
         if set(message) != {"ready", "tampering"} or not isinstance(message["ready"], dict):
             self._tamper("an unexpected message on the grading channel")
-        for what in message["tampering"] if isinstance(message["tampering"], list) else []:
-            if isinstance(what, str) and what[:200] not in self.tampering:
-                self.tampering.append(what[:200])
+        for what in message["tampering"][:5] if isinstance(message["tampering"], list) else []:
+            if isinstance(what, str) and _printable(what)[:200] not in self.tampering:
+                self.tampering.append(_printable(what)[:200])
         return {str(name): self.decode(tree) for name, tree in message["ready"].items() if name in answers}
 
-    def request(self, message):
-        """Send a request about a remote object and return its (decoded) answer."""
+    def request(self, message, after=None):
+        """Send a request about a remote object and return its (decoded) answer.
+
+        ``after`` (a dict) receives the decoded states of a call's array, list
+        and dict arguments after the call.
+        """
         self.send(message)
         while True:
             reply = self.receive()
             if "callback" in reply:
                 self._serve_callback(reply)
                 continue
+            if "library" in reply:
+                self._serve_library(reply)
+                continue
             refused = reply.get("refused", [])
-            for name in refused if isinstance(refused, list) else []:
-                if isinstance(name, str) and name[:200] not in self.refused:
-                    self.refused.append(name[:200])
+            for name in refused[:20] if isinstance(refused, list) else []:
+                if isinstance(name, str) and _printable(name)[:200] not in self.refused:
+                    self.refused.append(_printable(name)[:200])
             if "value" in reply:
+                states = reply.get("after", {})
+                if after is not None and isinstance(states, dict):
+                    for key in ("args", "kwargs"):
+                        part = states.get(key, {})
+                        after[key] = {str(k): self.decode(v) for k, v in part.items()} \
+                            if isinstance(part, dict) else {}
                 return self.decode(reply["value"])
             if "raised" in reply:
                 raise SubmissionRaised(f"{str(reply['raised'])[:100]}: {str(reply.get('message', ''))[-3000:]}")
             self._tamper("an unexpected message on the grading channel")
+
+    def _serve_library(self, message):
+        """Run an allowed dtree or scikit-learn function for the submission (it has only stubs)."""
+        import fnmatch
+        import importlib
+
+        name = message.get("library")
+        if not (isinstance(name, str) and name.split(".")[0] in LIBRARIES
+                and any(fnmatch.fnmatchcase(name, pattern) for pattern in self.allowed)):
+            self._tamper("a library call the homework does not allow came through the channel")
+        args = self.decode(message.get("args"))
+        kwargs = self.decode(message.get("kwargs"))
+        if not (isinstance(args, list) and isinstance(kwargs, dict)):
+            self._tamper("a malformed library call")
+        try:
+            parts = name.split(".")
+            for cut in range(len(parts), 0, -1):
+                try:
+                    target = importlib.import_module(".".join(parts[:cut]))
+                    break
+                except ImportError:
+                    continue
+            for attribute in parts[cut:]:
+                target = getattr(target, attribute)
+            value = target(*args, **{str(key): item for key, item in kwargs.items()})
+            self.send({"reply": self.encode(value)})
+        except SubmissionGone:
+            raise
+        except Exception as error:
+            self.send({"reply": None, "error": f"{type(error).__name__}: {error}"})
 
     def _serve_callback(self, message):
         number = message.get("callback")
@@ -432,7 +509,16 @@ class Remote:
 
     def __call__(self, *args, **kwargs):
         submission = self._submission
-        return self._ask("call", args=submission.encode(list(args)), kwargs=submission.encode(kwargs))
+        after = {}
+        value = submission.request({"op": "call", "target": self._number, "args": submission.encode(list(args)),
+                                    "kwargs": submission.encode(kwargs)}, after)
+        for key, state in after.get("args", {}).items():
+            if key.isdigit() and int(key) < len(args):
+                _write_back(args[int(key)], state)
+        for key, state in after.get("kwargs", {}).items():
+            if key in kwargs:
+                _write_back(kwargs[key], state)
+        return value
 
     def __getitem__(self, key):
         return self._ask("getitem", key=self._submission.encode(key))
@@ -451,3 +537,29 @@ class Remote:
 
     def __repr__(self):
         return f"<submission object {self._number}>"
+
+
+def _write_back(original, state):
+    """Make ``original`` (a check's argument) what the submission's call left in its copy."""
+    import numpy as np
+    import pandas as pd
+
+    try:
+        if isinstance(original, np.ndarray) and isinstance(state, np.ndarray) and state.shape == original.shape:
+            if not np.array_equal(original, state, equal_nan=original.dtype.kind in "fc"):
+                np.copyto(original, state, casting="unsafe")
+        elif isinstance(original, pd.Series) and isinstance(state, pd.Series) and len(state) == len(original):
+            if not original.reset_index(drop=True).equals(state.reset_index(drop=True)):
+                original[:] = state.to_numpy()
+        elif isinstance(original, list) and isinstance(state, list):
+            original[:] = state
+        elif isinstance(original, dict) and isinstance(state, dict):
+            original.clear()
+            original.update(state)
+    except (TypeError, ValueError):
+        pass  # a state the original cannot take: it stays as it was
+
+
+def _printable(text):
+    """``text`` with control characters (escape sequences, newlines) replaced by spaces."""
+    return "".join(ch if ch.isprintable() else " " for ch in text)

@@ -12,11 +12,15 @@ grader, the checks or the repository is visible in the sandbox. This program
    nothing and otter's internals cannot be patched);
 3. sends the grader the answers it found: plain data
    is sent as data, functions, classes and other objects as handles;
-4. from then on, refuses calls from the submission's code into dtree and
-   scikit-learn (a wrapper around a library's tree or a delegation to
-   ``dtree.information`` fails its checks and is reported), apart from the
-   homework's allowed functions, and serves the grader's requests: call a
-   handle, read an attribute, index, take a length.
+4. serves the grader's requests: call a handle, read an attribute, index,
+   take a length.
+
+dtree and scikit-learn are not in the sandbox. Their imports give stubs
+(:class:`_LibraryModule`): calling one of the homework's allowed functions
+asks the grader to run it, calling any other raises
+:class:`LibraryCallRefused` in the submission, so a wrapper around a
+library's tree or a delegation to ``dtree.information`` fails its checks,
+and the grader reports it when an answer does so while the checks run.
 
 The checks themselves never enter the sandbox. They run in the grader's
 process, on values that cross the channel as data (JSON with numbers,
@@ -31,6 +35,7 @@ import base64
 import fnmatch
 import io
 import json
+import math
 import os
 import sys
 import traceback
@@ -38,7 +43,7 @@ import types
 
 # Message size and nesting limits: a submission cannot make the grader read
 # or decode an unbounded value.
-MAX_MESSAGE_BYTES = 64 << 20
+MAX_MESSAGE_BYTES = 8 << 20
 MAX_DEPTH = 64
 
 # NumPy dtypes that cross the channel as raw bytes (kind codes: bool,
@@ -93,10 +98,20 @@ def encode(value, handles, depth=0):
         return {"dict": [[encode(k, handles, depth + 1), encode(v, handles, depth + 1)] for k, v in value.items()]}
     pandas = sys.modules.get("pandas")
     if pandas is not None and isinstance(value, pandas.Series):
-        return {"series": {"values": encode(value.to_numpy(), handles, depth + 1),
-                           "index": encode(value.index.to_numpy(), handles, depth + 1),
-                           "name": encode(value.name, handles, depth + 1),
-                           "dtype": str(value.dtype)}}
+        tree = {"values": encode(np.asarray(value.to_numpy()), handles, depth + 1),
+                "index": encode(np.asarray(value.index.to_numpy()), handles, depth + 1),
+                "name": encode(value.name, handles, depth + 1),
+                "index_name": encode(value.index.name, handles, depth + 1)}
+        if isinstance(value.dtype, pandas.CategoricalDtype):
+            tree["categories"] = encode(list(value.cat.categories), handles, depth + 1)
+            tree["ordered"] = bool(value.cat.ordered)
+            tree["values"] = encode(np.asarray(value.astype(object).to_numpy()), handles, depth + 1)
+        return {"series": tree}
+    if pandas is not None and isinstance(value, pandas.DataFrame):
+        return {"frame": {"columns": encode(list(value.columns), handles, depth + 1),
+                          "series": [encode(value.iloc[:, i], handles, depth + 1)
+                                     for i in range(value.shape[1])],
+                          "index": encode(np.asarray(value.index.to_numpy()), handles, depth + 1)}}
     return {"handle": handles(value)}
 
 
@@ -134,8 +149,11 @@ def decode(tree, resolve, depth=0):
         return out
     if tag in ("ndarray", "scalar") and isinstance(body, dict):
         shape = body.get("shape")
-        if not (isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)):
+        if not (isinstance(shape, list) and len(shape) <= 32
+                and all(type(n) is int and 0 <= n < 2**31 for n in shape)):
             raise ChannelError("malformed array shape")
+        if math.prod(shape) > MAX_MESSAGE_BYTES:
+            raise ChannelError("array larger than a message")
         if "data" in body:
             try:
                 dtype = np.dtype(body["dtype"])
@@ -160,11 +178,39 @@ def decode(tree, resolve, depth=0):
 
         values = decode(body.get("values"), resolve, depth + 1)
         index = decode(body.get("index"), resolve, depth + 1)
-        series = pandas.Series(values, index=index, name=decode(body.get("name"), resolve, depth + 1))
-        dtype = body.get("dtype")
-        if dtype == "category" or (isinstance(dtype, str) and dtype in ("string", "boolean")):
-            series = series.astype(dtype)
+        name = decode(body.get("name"), resolve, depth + 1)
+        index_name = decode(body.get("index_name"), resolve, depth + 1)
+        if not (isinstance(values, np.ndarray) and isinstance(index, np.ndarray)
+                and values.ndim == index.ndim == 1 and values.shape == index.shape):
+            raise ChannelError("a Series needs 1-D values and an index of one length")
+        if not (name is None or isinstance(name, (str, int, float)))\
+                or not (index_name is None or isinstance(index_name, (str, int, float))):
+            raise ChannelError("a Series name must be a string or a number")
+        series = pandas.Series(values, index=pandas.Index(index, name=index_name), name=name)
+        if "categories" in body:
+            categories = decode(body["categories"], resolve, depth + 1)
+            if not isinstance(categories, list) or not all(
+                    isinstance(c, (str, int, float, bool)) for c in categories):
+                raise ChannelError("malformed categories")
+            series = series.astype(pandas.CategoricalDtype(categories, ordered=bool(body.get("ordered"))))
         return series
+    if tag == "frame" and isinstance(body, dict):
+        import pandas
+
+        columns = decode(body.get("columns"), resolve, depth + 1)
+        parts = body.get("series")
+        index = decode(body.get("index"), resolve, depth + 1)
+        if not (isinstance(columns, list) and isinstance(parts, list) and len(parts) == len(columns)
+                and isinstance(index, np.ndarray) and index.ndim == 1):
+            raise ChannelError("malformed DataFrame")
+        series = [decode(part, resolve, depth + 1) for part in parts]
+        if not all(isinstance(one, pandas.Series) and len(one) == len(index) for one in series):
+            raise ChannelError("malformed DataFrame column")
+        frame = pandas.concat([one.reset_index(drop=True) for one in series], axis=1) if series \
+            else pandas.DataFrame(index=range(len(index)))
+        frame.columns = columns
+        frame.index = index
+        return frame
     if tag == "handle" and type(body) is int:
         return resolve(body)
     raise ChannelError(f"not an encoded value: {str(tree)[:80]}")
@@ -201,136 +247,78 @@ class Channel:
 
 
 # --------------------------------------------------------------------------
-# Refusing library calls from the submission during the checks.
+# dtree and scikit-learn are not in the sandbox: imports of them give stubs.
 
-# What the checks reported: library functions the submission's code called.
+# Library functions the submission called that the homework does not allow
+# (reported to the grader with every reply while the checks run).
 _refused = []
+_checking = False  # True once the notebook has run and the checks call the answers
+_library = {"channel": None, "objects": None, "libraries": (), "allowed": ()}
 
 
 class LibraryCallRefused(RuntimeError):
-    """Raised in the submission when graded code calls a library it must not use."""
-
-
-def _library_guard(args, kwargs):
-    """Body of every guarded library function: run it only for library callers."""
-    stub = sys._getframe(1)
-    original, name, _ = _guarded[id(stub.f_code)]
-    caller = stub.f_back
-    filename = caller.f_code.co_filename if caller is not None else ""
-    if filename.startswith(_library_roots) or _allowed(name):
-        return original(*args, **kwargs)
-    if name not in _refused:
-        _refused.append(name)
-    raise LibraryCallRefused(f"graded code may not call {name}")
-
-
-_guarded = {}  # id(stub code) -> (original function, qualified name, stub code)
-_stub_codes = {}  # number of free variables -> template code
-_library_roots = ()
-_allowed_patterns = ()
+    """Raised in the submission when it calls a library function the homework does not allow."""
 
 
 def _allowed(name):
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in _allowed_patterns)
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in _library["allowed"])
 
 
-def _stub_code(n_free):
-    """A code object ``(*args, **kwargs) -> _library_guard(args, kwargs)`` with ``n_free`` free variables."""
-    if n_free not in _stub_codes:
-        names = [f"_free{i}" for i in range(n_free)]
-        source = "def _outer():\n" + "".join(f"    {name} = None\n" for name in names)
-        source += "    def _stub(*args, **kwargs):\n"
-        if names:
-            source += f"        ({', '.join(names)},)\n"
-        source += "        return __dtree_library_guard__(args, kwargs)\n    return _stub\n"
-        namespace = {}
-        exec(compile(source, "<guard>", "exec"), namespace)
-        _stub_codes[n_free] = namespace["_outer"]().__code__
-    return _stub_codes[n_free]
+def _call_library(name, args, kwargs):
+    """Call library function ``name``: the grader runs it if the homework allows it, else refuse."""
+    if not _allowed(name):
+        if _checking and name not in _refused:
+            _refused.append(name)
+        raise LibraryCallRefused(f"{name} is not available while your homework is graded")
+    channel, objects = _library["channel"], _library["objects"]
+    channel.send({"library": name, "args": objects.encode(list(args)), "kwargs": objects.encode(kwargs)})
+    return serve(channel, objects, until_reply=True)
 
 
-def _guard_function(function, name):
-    code = function.__code__
-    if id(code) in _guarded or not code.co_filename.startswith(_library_roots):
-        return  # guarded already, or not the library's own code (e.g. re-exported from the standard library)
-    original = types.FunctionType(code, function.__globals__, function.__name__, function.__defaults__,
-                                  function.__closure__)
-    original.__kwdefaults__ = function.__kwdefaults__
-    # Equal code objects compare equal: the line number makes each stub distinct.
-    stub = _stub_code(len(code.co_freevars)).replace(co_name=code.co_name, co_filename=f"<guarded {name}>",
-                                                     co_firstlineno=len(_guarded) + 1)
-    _guarded[id(stub)] = (original, name, stub)
-    function.__globals__["__dtree_library_guard__"] = _library_guard
-    function.__code__ = stub
+class _LibraryName:
+    """A name in dtree or scikit-learn (a function, a class, a submodule): calling it asks the grader."""
+
+    def __init__(self, name):
+        object.__setattr__(self, "_name", name)
+
+    def __getattr__(self, attribute):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        return _LibraryName(f"{self._name}.{attribute}")
+
+    def __call__(self, *args, **kwargs):
+        return _call_library(self._name, args, kwargs)
+
+    def __repr__(self):
+        return f"<{self._name} (outside the sandbox)>"
 
 
-def _guard_module(module):
-    """Guard every Python function and method defined in ``module``."""
-    prefix = module.__name__
-    for attribute, value in list(vars(module).items()):
-        if isinstance(value, types.FunctionType) and value.__module__ == prefix:
-            _guard_function(value, f"{prefix}.{value.__qualname__}")
-        elif isinstance(value, type) and value.__module__ == prefix:
-            for member in list(vars(value).values()):
-                if isinstance(member, (staticmethod, classmethod)):
-                    member = member.__func__
-                if isinstance(member, property):
-                    for accessor in (member.fget, member.fset, member.fdel):
-                        if isinstance(accessor, types.FunctionType):
-                            _guard_function(accessor, f"{prefix}.{accessor.__qualname__}")
-                elif isinstance(member, types.FunctionType):
-                    _guard_function(member, f"{prefix}.{member.__qualname__}")
+class _LibraryModule(types.ModuleType):
+    """A module of dtree or scikit-learn as the sandbox has it: names only."""
+
+    __path__ = []
+
+    def __getattr__(self, attribute):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        return _LibraryName(f"{self.__name__}.{attribute}")
 
 
-def _is_library(name, libraries):
-    return any(name == library or name.startswith(library + ".") for library in libraries)
-
-
-class _GuardNewModules:
-    """A meta path finder that guards library modules imported during the checks."""
-
-    def __init__(self, libraries):
-        self.libraries = libraries
+class _LibraryFinder:
+    """Imports of dtree and scikit-learn (and their submodules) give :class:`_LibraryModule` stubs."""
 
     def find_spec(self, name, path=None, target=None):
-        if not _is_library(name, self.libraries):
+        import importlib.machinery
+
+        if name.split(".")[0] not in _library["libraries"]:
             return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                loader = spec.loader
+        return importlib.machinery.ModuleSpec(name, self, is_package=True)
 
-                class _Loader:
-                    def create_module(self, spec, _loader=loader):
-                        return _loader.create_module(spec)
+    def create_module(self, spec):
+        return _LibraryModule(spec.name)
 
-                    def exec_module(self, module, _loader=loader):
-                        _loader.exec_module(module)
-                        _guard_module(module)
-
-                spec.loader = _Loader()
-                return spec
-        return None
-
-
-def guard_libraries(libraries, allowed):
-    """Guard every loaded (and later imported) module of ``libraries``."""
-    global _library_roots, _allowed_patterns
-    import importlib.util
-
-    roots = []
-    for library in libraries:
-        spec = importlib.util.find_spec(library)
-        if spec is not None and spec.submodule_search_locations:
-            roots.extend(os.path.join(location, "") for location in spec.submodule_search_locations)
-    _library_roots = tuple(roots)
-    _allowed_patterns = tuple(allowed)
-    for name, module in list(sys.modules.items()):
-        if isinstance(module, types.ModuleType) and _is_library(name, libraries):
-            _guard_module(module)
-    sys.meta_path.insert(0, _GuardNewModules(tuple(libraries)))
+    def exec_module(self, module):
+        pass
 
 
 # --------------------------------------------------------------------------
@@ -432,12 +420,26 @@ class _Objects:
         return decode(tree, self.resolve)
 
 
-def _answer(objects, operation, message):
+def _mutable(value):
+    import numpy as np
+
+    pandas = sys.modules.get("pandas")
+    return isinstance(value, (np.ndarray, list, dict)) or (pandas is not None and isinstance(value, pandas.Series))
+
+
+def _answer(objects, operation, message, after):
+    """The value a request asks for; for a call, ``after`` gets the arguments' states after it."""
     target = objects.resolve(message["target"])
     if operation == "call":
         args = objects.decode(message["args"])
         kwargs = objects.decode(message["kwargs"])
-        return target(*args, **{str(key): value for key, value in kwargs.items()})
+        value = target(*args, **{str(key): value for key, value in kwargs.items()})
+        # The checks' own arrays, lists and dicts are copies here: send back
+        # what the call left in them, so that a check sees an answer that
+        # changes its arguments in place.
+        after["args"] = {str(i): objects.encode(arg) for i, arg in enumerate(args) if _mutable(arg)}
+        after["kwargs"] = {str(k): objects.encode(arg) for k, arg in kwargs.items() if _mutable(arg)}
+        return value
     if operation == "getattr":
         return getattr(target, str(message["name"]))
     if operation == "getitem":
@@ -462,9 +464,10 @@ def serve(channel, objects, until_reply=False):
         operation = message.get("op")
         if operation == "bye":
             os._exit(0)
+        after = {}
         try:
-            value = _answer(objects, operation, message)
-            reply = {"value": objects.encode(value)}
+            value = _answer(objects, operation, message, after)
+            reply = {"value": objects.encode(value), "after": after}
         except ChannelError:
             raise
         except BaseException as error:  # the submission's exception, reported to the checks
@@ -475,12 +478,25 @@ def serve(channel, objects, until_reply=False):
 
 
 def main():
+    global _checking
+    import resource
+
+    # Processes and threads of this sandbox (counted in its user namespace):
+    # a fork bomb stops here, whatever the grading user runs besides.
+    limit = int(sys.argv[3])
+    resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
     channel = Channel(int(sys.argv[1]), int(sys.argv[2]))
     instructions = channel.receive()
+    objects = _Objects(channel)
+    _library.update(channel=channel, objects=objects, libraries=tuple(instructions["libraries"]),
+                    allowed=tuple(instructions["allowed"]))
+    for name in list(sys.modules):  # the runner imported none of them; be sure
+        if name.split(".")[0] in _library["libraries"]:
+            del sys.modules[name]
+    sys.meta_path.insert(0, _LibraryFinder())
     sys.stdin = io.StringIO()
     namespace = run_notebook(instructions["notebook"])
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
-    objects = _Objects(channel)
     answers = {}
     for name in instructions["answers"]:
         if name in namespace:
@@ -488,7 +504,7 @@ def main():
                 answers[name] = objects.encode(namespace[name])
             except Exception:
                 answers[name] = {"handle": objects.handle(namespace[name])}
-    guard_libraries(instructions["libraries"], instructions["allowed"])
+    _checking = True
     channel.send({"ready": answers, "tampering": list(_tampering)})
     serve(channel, objects)
 
