@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtree.criteria import EPSILON
+from dtree.criteria import EPSILON, ClassWeights
 from dtree.splitting import (FEATURE_THRESHOLD, SplitResult, best_splits, feature_values,
                              goes_left, partition, presort)
 
@@ -69,10 +69,14 @@ def node_totals(criterion, stats, samples, starts):
     Summed afresh for an additive criterion (rather than as "total - left":
     the difference leaves rounding residue, and a pure child would show a
     class count of 1e-16 and look impure); computed from the samples for the
-    absolute error (``criterion.node_stats``).
+    absolute error (``criterion.node_stats``); class weights
+    (:class:`dtree.criteria.ClassWeights`) sum their one-hot rows a block of
+    classes at a time.
     """
     if not getattr(criterion, "additive", True):
         return criterion.node_stats(stats, samples, starts)
+    if isinstance(stats, ClassWeights):      # one-hot class weights, never built whole
+        return stats.segment_sums(samples, starts)
     # One statistic at a time: a temporary of one row, not of all n_stats rows.
     return np.array([np.add.reduceat(row[samples], starts) for row in stats])
 
@@ -162,7 +166,7 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
     X : ndarray of shape (n_samples, n_features), float32 or float64
         Training features, compared as float32; NaN marks a missing value.
         Read, never written (the caller's array, without a copy).
-    stats : ndarray of shape (n_stats, n_samples)
+    stats : ndarray of shape (n_stats, n_samples) or ClassWeights
         The criterion's per-sample statistics.
     criterion : class from :mod:`dtree.criteria`
     params : GrowthParams

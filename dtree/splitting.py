@@ -20,7 +20,8 @@ sweep is vectorised over all nodes of a level *and* over a block of features
 not grow with the number of nodes or features.  A long level is swept in
 chunks of positions, the running sum carried from one chunk into the next
 (:func:`_sweep_in_chunks`): the result is the same float for float, and the
-sweep's temporaries stay at a few MiB however large ``n`` is.  ``X`` itself is
+sweep's temporaries stay at a few MiB however large ``n`` is, and however many
+classes there are (a chunk holds at most ``SWEEP_CELLS`` class weights).  ``X`` itself is
 never copied: its values are read as float32 where they are needed
 (:func:`feature_values`).
 
@@ -52,6 +53,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dtree.criteria import ClassWeights
+
 __all__ = ["SplitResult", "best_splits", "partition", "presort", "FEATURE_THRESHOLD"]
 
 # Values that differ by at most this much (in float32) are one value: none,
@@ -66,6 +69,12 @@ FEATURE_THRESHOLD = np.float32(0.0)
 # random splitter and for the absolute error, whose sweep (_sweep_block) holds
 # at least one whole feature of the level.
 BLOCK_CELLS = 1 << 14
+
+# At most this many (statistic, feature, position) cells in one array of
+# children's statistics of the chunked sweep (4 MiB of float64): with many
+# classes (one statistic per class) the chunks and feature blocks get shorter,
+# so that the sweep's memory does not grow with the number of classes.
+SWEEP_CELLS = 1 << 19
 
 # Kinds of candidate split (the order in which they win ties within a feature).
 MISSING_RIGHT, MISSING_LEFT, NON_MISSING_LEFT = 0, 1, 2
@@ -130,8 +139,13 @@ def _gather(rows, which, O, stacked=False):
 
     ``numpy.take`` on one contiguous row at a time is several times faster
     than fancy indexing with a 2-D index.  With ``stacked=False``, ``O`` has
-    one index row per entry of ``which``.
+    one index row per entry of ``which``.  Class weights
+    (:class:`dtree.criteria.ClassWeights`) are built as one-hot rows for the
+    samples of ``O`` only.
     """
+    if isinstance(rows, ClassWeights):
+        out = rows.take(O)                   # (n_classes, *O.shape)
+        return out if len(which) == out.shape[0] else out[which]
     if stacked:
         out = np.empty((len(which),) + O.shape, dtype=rows.dtype)
         for i, r in enumerate(which):
@@ -144,15 +158,18 @@ def _gather(rows, which, O, stacked=False):
     return out
 
 
-def _chunk_cells(m):
-    """Cells per chunk of _sweep_in_chunks for a level of ``m`` positions: at least
-    BLOCK_CELLS and half the level (fewer chunks, less Python overhead on large
-    levels), at most 8 * BLOCK_CELLS (temporaries of about 10 MiB)."""
-    return min(max(BLOCK_CELLS, m // 2), 8 * BLOCK_CELLS)
+def _chunk_cells(m, n_swept=1):
+    """Cells (features x positions) per chunk of _sweep_in_chunks for a level of
+    ``m`` positions and ``n_swept`` statistics: at least BLOCK_CELLS and half the
+    level (fewer chunks, less Python overhead on large levels), at most 8 *
+    BLOCK_CELLS (temporaries of about 10 MiB), and at most SWEEP_CELLS //
+    n_swept (many classes), but at least one."""
+    return max(1, min(max(BLOCK_CELLS, m // 2), 8 * BLOCK_CELLS, SWEEP_CELLS // n_swept))
 
 
-def _feature_blocks(n_features, m, cells=BLOCK_CELLS):
-    size = max(1, min(n_features, cells // max(m, 1)))
+def _feature_blocks(n_features, m, cells=BLOCK_CELLS, max_size=None):
+    """Consecutive blocks of features of about ``cells // m`` (at most ``max_size``) each."""
+    size = max(1, min(n_features, cells // max(m, 1), max_size or n_features))
     return [np.arange(lo, min(lo + size, n_features)) for lo in range(0, n_features, size)]
 
 
@@ -173,8 +190,9 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
         ``starts[j]:starts[j] + sizes[j]``.
     starts, sizes : ndarray of shape (n_segments,), int
         Where each segment starts in ``order`` and how many samples it has.
-    stats : ndarray of shape (n_stats, n_samples)
-        Per-sample statistics of the criterion, one row per statistic.
+    stats : ndarray of shape (n_stats, n_samples) or ClassWeights
+        Per-sample statistics of the criterion, one row per statistic (class
+        weights: :class:`dtree.criteria.ClassWeights`).
     totals : ndarray of shape (n_stats, n_segments)
         Statistics of each segment (as :func:`dtree.growth.node_totals` gives).
     criterion : class from :mod:`dtree.criteria`
@@ -222,7 +240,12 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
     best_rank = np.full(n_segments, np.iinfo(np.intp).max)
 
     additive = getattr(criterion, "additive", True)
-    for fb in _feature_blocks(n_features, m, getattr(criterion, "block_cells", BLOCK_CELLS)):
+    # Many classes: fewer features per block (a position of a block holds one
+    # statistic per class and feature: at most SWEEP_CELLS of them).
+    n_swept = getattr(criterion, "n_swept", None) or stats.shape[0]
+    max_block = max(1, SWEEP_CELLS // n_swept) if additive else n_features
+    for fb in _feature_blocks(n_features, m, getattr(criterion, "block_cells", BLOCK_CELLS),
+                              max_block):
         b = fb.size
         if additive and thresholds is None and not has_missing[fb].any():
             # The common case, swept a chunk of positions at a time (same result,
@@ -316,7 +339,7 @@ def _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals, criterion, shap
     value = np.full((b, n_segments), -np.inf)
     first = np.zeros((b, n_segments), dtype=np.intp)
     carry = np.zeros((n_swept, b))
-    step = max(1, _chunk_cells(m) // b)
+    step = max(1, _chunk_cells(m, n_swept) // b)
     for lo in range(0, m, step):
         hi = min(lo + step, m)
         # The segments s0 .. s1 - 1 meet [lo, hi); their parts in the chunk.
