@@ -53,3 +53,36 @@ def test_cart_memory_does_not_grow_with_samples_times_classes(criterion, weighte
     # class weights, the criterion's temporaries): 32 MiB, whatever n and K.
     budget = 8 * splitting.SWEEP_CELLS * 8
     assert peak < 8 * data + budget, f"peak {peak / MiB:.1f} MiB"
+
+
+def test_int_random_state_builds_no_sorted_values():
+    # With an int random_state but max_features=None and splitter="best",
+    # only the tie ranks between features are random: the tree needs no
+    # feature values beyond the sweep's.  The old code built a float32 array of
+    # every sorted value (the size of X) at every level: 8.4 MiB here, against
+    # 4.4 MiB with random_state=None.
+    n, n_features = 50_000, 10
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, n_features)).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=n) > 0).astype(int)
+    seeded = peak_bytes(lambda: DecisionTreeClassifier(random_state=0).fit(X, y))
+    unseeded = peak_bytes(lambda: DecisionTreeClassifier(random_state=None).fit(X, y))
+    # The presorted index (uint16, half of X) and the sweep's chunk (a few
+    # float64 arrays of n / 2 cells, 2 X in all) fit in 2.5 X; a seed adds at
+    # most the per-level random priorities and tie ranks, small beside X.
+    assert seeded < 2.5 * X.nbytes, f"peak {seeded / MiB:.1f} MiB"
+    assert seeded < unseeded + X.nbytes / 4, (seeded / MiB, unseeded / MiB)
+
+
+def test_random_splitter_builds_no_sorted_values_of_all_features():
+    # max_features and the random splitter need each segment's lowest and
+    # highest value per feature: read one feature at a time, not as a
+    # (n_features, n_samples) array of sorted values per level.
+    n, n_features = 50_000, 10
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, n_features)).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=n) > 0).astype(int)
+    for params in ({"max_features": 3}, {"splitter": "random"}):
+        tree = DecisionTreeClassifier(random_state=0, max_depth=8, **params)
+        peak = peak_bytes(lambda: tree.fit(X, y))
+        assert peak < 2.5 * X.nbytes, (params, peak / MiB)
