@@ -15,6 +15,7 @@ from __future__ import annotations
 import tracemalloc
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dtree import DecisionTreeClassifier, splitting
@@ -86,3 +87,27 @@ def test_random_splitter_builds_no_sorted_values_of_all_features():
         tree = DecisionTreeClassifier(random_state=0, max_depth=8, **params)
         peak = peak_bytes(lambda: tree.fit(X, y))
         assert peak < 2.5 * X.nbytes, (params, peak / MiB)
+
+
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_float32_input_is_not_copied(as_frame):
+    # A float32 array (or a DataFrame of float32 columns) is read as it is:
+    # no float64 up-cast and no float32 copy in fit, no copy in predict.  The
+    # old code took 12.6 MiB (DataFrame) and 8.8 MiB (array) to fit, 11.5 and
+    # 4.9 MiB to predict, for an X of 3.8 MiB.
+    n, n_features = 100_000, 10
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, n_features)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=n) > 0).astype(int)
+    data = pd.DataFrame(X, columns=[f"x{j}" for j in range(n_features)]) if as_frame else X
+    tree = DecisionTreeClassifier(max_depth=6)
+    fit_peak = peak_bytes(lambda: tree.fit(data, y))
+    # fit: the presorted index (uint32 beyond 65,536 samples: the size of X),
+    # one byte per sample of class codes and the sweep's chunk (< X here).
+    assert fit_peak < 2 * X.nbytes, f"fit peak {fit_peak / MiB:.1f} MiB"
+    predict_peak = peak_bytes(lambda: tree.predict(data))
+    # predict: the leaf ids and the labels are n int64 each and the rows descend
+    # in chunks: 4 int64 per sample (3.1 MiB) leave no room for a copy of X
+    # (10 float32 per sample, 3.8 MiB).
+    assert predict_peak < 4 * 8 * n, f"predict peak {predict_peak / MiB:.1f} MiB"
+
