@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dtree import DecisionTreeClassifier, splitting
+from dtree import C45Classifier, DecisionTreeClassifier, c45, splitting
 
 MiB = 1 << 20
 
@@ -53,6 +53,25 @@ def test_cart_memory_does_not_grow_with_samples_times_classes(criterion, weighte
     # The sweep holds at most 8 arrays of SWEEP_CELLS float64 at once (children's
     # class weights, the criterion's temporaries): 32 MiB, whatever n and K.
     budget = 8 * splitting.SWEEP_CELLS * 8
+    assert peak < 8 * data + budget, f"peak {peak / MiB:.1f} MiB"
+
+
+def test_c45_memory_does_not_grow_with_samples_times_classes():
+    # threshold_split built (n, K) tables of class weights for every cut at
+    # once: 3000 rows of 1500 classes took 211 MiB.  They are now built for
+    # blocks of at most c45.SWEEP_CELLS cells (2 MiB per table).
+    n, n_classes = 3000, 1500
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 2))
+    y = np.arange(n) % n_classes
+    tree = C45Classifier(max_depth=2)
+    peak = peak_bytes(lambda: tree.fit(X, y))
+    # Data: X, y, C4.5's float and code copies of X, and the class weights of a
+    # node (one row of K per node on the path of the depth-first growth).
+    data = X.nbytes + y.nbytes + 2 * X.nbytes + 4 * n_classes * 8
+    # At most 8 tables of SWEEP_CELLS float64 cells are alive at once (the
+    # cumulative weights, their complement and the entropy's temporaries).
+    budget = 8 * c45.SWEEP_CELLS * 8
     assert peak < 8 * data + budget, f"peak {peak / MiB:.1f} MiB"
 
 
@@ -110,4 +129,3 @@ def test_float32_input_is_not_copied(as_frame):
     # in chunks: 4 int64 per sample (3.1 MiB) leave no room for a copy of X
     # (10 float32 per sample, 3.8 MiB).
     assert predict_peak < 4 * 8 * n, f"predict peak {predict_peak / MiB:.1f} MiB"
-
