@@ -33,20 +33,27 @@ def peak_bytes(call):
         tracemalloc.stop()
 
 
-@pytest.mark.parametrize("criterion", ["gini", "entropy"])
-@pytest.mark.parametrize("weighted", [False, True])
-def test_cart_memory_does_not_grow_with_samples_times_classes(criterion, weighted):
+@pytest.mark.parametrize("criterion, weighted, search", [
+    ("gini", False, "best"), ("entropy", False, "best"), ("gini", True, "best"),
+    ("entropy", True, "best"), ("gini", False, "missing values"), ("gini", True, "random"),
+])
+def test_cart_memory_does_not_grow_with_samples_times_classes(criterion, weighted, search):
     # 3000 samples of 1500 classes: the per-sample one-hot class weights would
     # take n * K * 8 = 34 MiB, and the old sweep held blocks of 16,384
-    # positions times K classes (206 MiB in all).  The statistics are now kept
-    # as (class, weight) per sample, and the sweep's arrays of children's class
+    # positions (a whole level with missing values or the random splitter)
+    # times K classes: 206 to 344 MiB in all.  The statistics are now kept as
+    # (class, weight) per sample, and the sweep's arrays of children's class
     # weights hold at most SWEEP_CELLS float64 cells (4 MiB) each.
     n, n_classes = 3000, 1500
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 2)).astype(np.float32)
+    if search == "missing values":
+        X[rng.random(X.shape) < 0.1] = np.nan
     y = np.arange(n) % n_classes
     weight = rng.random(n) + 0.5 if weighted else None
-    tree = DecisionTreeClassifier(criterion=criterion, max_depth=3)
+    splitter = "random" if search == "random" else "best"
+    tree = DecisionTreeClassifier(criterion=criterion, max_depth=3, splitter=splitter,
+                                  random_state=0)
     peak = peak_bytes(lambda: tree.fit(X, y, sample_weight=weight))
     # Data: X, y, the weights and each node's class weights (the fitted tree).
     data = X.nbytes + y.nbytes + n * 8 + tree.tree_.node_count * n_classes * 8
