@@ -93,7 +93,10 @@ def snapshot(obj):
 
 def same(a, b):
     if isinstance(a, pd.DataFrame):
-        return a.equals(b) and list(a.dtypes) == list(b.dtypes)
+        # DataFrame.equals takes None for NaN: the cells' types tell them apart.
+        return (a.equals(b) and list(a.dtypes) == list(b.dtypes)
+                and all([type(v) for v in a.iloc[:, j].array]
+                        == [type(v) for v in b.iloc[:, j].array] for j in range(a.shape[1])))
     if isinstance(a, np.ndarray):
         return a.dtype == b.dtype and a.shape == b.shape and repr(a.tolist()) == repr(b.tolist())
     return repr(a) == repr(b)
@@ -242,7 +245,7 @@ def _cells(X):
     """Everything a caller could see change in ``X``: container, dtypes and each cell itself."""
     if isinstance(X, pd.DataFrame):
         return (type(X), list(X.columns), list(X.index), [str(t) for t in X.dtypes],
-                [list(X[c].array) for c in X.columns])
+                [list(X.iloc[:, j].array) for j in range(X.shape[1])])
     if isinstance(X, np.ndarray):
         return (type(X), X.dtype, X.shape, X.flags.writeable, list(X.ravel()))
     return (type(X), [type(row) for row in X], [list(row) for row in X])
