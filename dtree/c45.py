@@ -208,13 +208,10 @@ def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None, *
     xs, ys, ws = x[known][order], y[known][order], w[known][order]
     if xs.size < 2:
         return None
-    # left[i] = class weights of the rows sorted up to position i (cut after i)
-    onehot = np.zeros((xs.size, n_classes))
-    onehot[np.arange(xs.size), ys] = ws
-    left = np.cumsum(onehot, axis=0)[:-1]
-    known_counts = left[-1] + onehot[-1]
-    right = known_counts - left
-    w_left, w_right = left.sum(axis=1), right.sum(axis=1)
+    # Weights left and right of every cut and W_L H(L) + W_R H(R), from the
+    # cumulative class weights (the sorted sweep)
+    known_counts = _class_weights(ys, ws, n_classes)
+    w_left, w_right, children = _sweep_cuts(ys, ws, known_counts)
     known_weight, total = known_counts.sum(), w.sum()
     least = min_samples_leaf
     if min_split == "release8":  # contin.c: at least 10 % of the known cases per class, at most 25
@@ -225,11 +222,9 @@ def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None, *
              & (w_right >= least - TIE_TOLERANCE) & (w_left > 0) & (w_right > 0))
     if not valid.any():
         return None
-    # children's entropy sum_{side} W_side / W_known H(side), for every cut at once
-    children = (w_left * _entropy_of_counts(left) + w_right * _entropy_of_counts(right))
     gains = float(_entropy_of_counts(known_counts)) - children / known_weight
-    if penalty:  # Quinlan (1996), eq. (1): log2(number of cuts tried) / W
-        gains = gains - np.log2(np.count_nonzero(valid)) / total * total / known_weight
+    if penalty:  # Quinlan (1996): log2(cuts tried) / W, before the scaling by W_known / W below
+        gains = gains - np.log2(np.count_nonzero(valid)) / known_weight
     gains = np.where(valid, gains, -np.inf)
     if not gains.max() > TIE_TOLERANCE:
         return None
@@ -247,6 +242,54 @@ def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None, *
         np.array([w_left[cut], w_right[cut], total - known_weight])))
     gain = max(known_weight / total * gains[cut], 0.0)  # >= 0 up to rounding
     return SplitCandidate(float(gain), split_info, float(threshold))
+
+
+# Cells (cuts x classes) of the class-weight tables that _sweep_cuts builds at a
+# time: each table takes at most 2 MiB, however many classes there are.
+SWEEP_CELLS = 1 << 18
+
+
+def _sweep_cuts(ys, ws, known_counts):
+    """Weights and entropies either side of every cut of a sorted node.
+
+    The cut after position ``i`` of the rows sorted by the feature leaves
+    ``left[i]``, the class weights of rows ``0 .. i``, on the left and
+    ``known_counts - left[i]`` on the right.  The tables ``left`` and ``right``
+    of shape (n_rows - 1, n_classes) are built for a block of at most
+    SWEEP_CELLS cells at a time, the cumulative sum carried from one block to
+    the next (the same floats as one cumulative sum over all rows).
+
+    Parameters
+    ----------
+    ys, ws : ndarray of shape (n_rows,)
+        Class codes and weights of the rows, in increasing order of the feature.
+    known_counts : ndarray of shape (n_classes,)
+        Class weights of all the rows (``left`` after the last row).
+
+    Returns
+    -------
+    w_left, w_right : ndarray of shape (n_rows - 1,)
+        Total weight left and right of each cut.
+    children : ndarray of shape (n_rows - 1,)
+        :math:`W_L H(L) + W_R H(R)` (bits) at each cut.
+    """
+    n_cuts, n_classes = ys.size - 1, known_counts.size
+    w_left, w_right, children = np.empty(n_cuts), np.empty(n_cuts), np.empty(n_cuts)
+    carry = np.zeros(n_classes)            # class weights of the rows before the block
+    step = max(1, SWEEP_CELLS // n_classes)
+    for lo in range(0, n_cuts, step):
+        hi = min(lo + step, n_cuts)
+        onehot = np.zeros((hi - lo, n_classes))     # row i: weight of row lo + i in its class
+        onehot[np.arange(hi - lo), ys[lo:hi]] = ws[lo:hi]
+        onehot[0] += carry
+        left = np.cumsum(onehot, axis=0)            # class weights of rows 0 .. lo + i
+        del onehot
+        carry = left[-1].copy()
+        right = known_counts - left
+        w_left[lo:hi], w_right[lo:hi] = left.sum(axis=1), right.sum(axis=1)
+        children[lo:hi] = (w_left[lo:hi] * _entropy_of_counts(left)
+                           + w_right[lo:hi] * _entropy_of_counts(right))
+    return w_left, w_right, children
 
 
 def _missing_mask(array: np.ndarray) -> np.ndarray:

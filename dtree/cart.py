@@ -65,8 +65,8 @@ __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 def _numeric_array(X, name="X", *, min_samples=1) -> np.ndarray:
     """``X`` as a real NumPy array of shape (n_samples, n_features), of bool, int or float dtype.
 
-    The caller's array itself where it is one (no copy), else a float64
-    array.  Refuses sparse matrices and non-numeric values (``TypeError``),
+    The caller's array itself where it is one (no copy), a DataFrame's values
+    as they are if all its columns are float32, else a float64 array.  Refuses sparse matrices and non-numeric values (``TypeError``),
     complex numbers and shapes other than (n >= ``min_samples``, d >= 1)
     (``ValueError``).  Shared by fit and predict, which then check the values.
     """
@@ -83,7 +83,10 @@ def _numeric_array(X, name="X", *, min_samples=1) -> np.ndarray:
         if complex_columns:
             raise ValueError(f"Complex data not supported: {name} column(s) "
                              f"{complex_columns[:5]} are complex")
-        array = X.to_numpy(dtype=np.float64)
+        if X.shape[1] and all(t == np.float32 for t in X.dtypes):
+            array = X.to_numpy()     # float32 as it is: no float64 copy (same values)
+        else:
+            array = X.to_numpy(dtype=np.float64)
     else:
         array = np.asarray(X)
         check_real(array, name)
@@ -98,7 +101,8 @@ def _numeric_array(X, name="X", *, min_samples=1) -> np.ndarray:
 def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
     """``X`` as a float array of shape (n_samples, n_features), its values float32's.
 
-    A float32 or float64 NumPy array is returned as it is (no copy: the tree
+    A float32 or float64 NumPy array, and the values of a DataFrame whose
+    columns are all float32, are returned as they are (no copy: the tree
     reads ``float32(X[i, f])``, the value scikit-learn's float32 copy of X
     holds); anything else is converted once to float32, feature-major.
     Strings, infinite values and values beyond float32's range are rejected;
@@ -121,9 +125,10 @@ def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
             raise ValueError(f"{name} contains NaN; {missing_error}")
     if np.isinf(extremes).any():
         raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
-    if isinstance(X, np.ndarray) and array.dtype in (np.float32, np.float64) \
-            and array.dtype.isnative:
-        return array                 # the caller's array, read in place (never written)
+    if array.dtype.isnative and (array.dtype == np.float32 or (
+            isinstance(X, np.ndarray) and array.dtype == np.float64)):
+        # The caller's array (or float32 DataFrame's values), read in place (never written)
+        return array
     # Feature-major storage (an F-ordered view of a C-ordered (n_features,
     # n_samples) array): the tree reads one feature at a time.
     return np.ascontiguousarray(array.T, dtype=np.float32).T
@@ -313,7 +318,8 @@ class _BaseDecisionTree(BaseEstimator):
         array = _numeric_array(X, min_samples=0)
         check_n_features(array.shape[1], self)
         with np.errstate(over="ignore", invalid="ignore"):
-            X32 = array.astype(np.float32)   # beyond float32's range: inf, refused below
+            # beyond float32's range: inf, refused below; float32 X is read as it is
+            X32 = array.astype(np.float32, copy=False)
             overall = float(np.sum(X32))  # inf or NaN if any entry is: one fast pass
         if not np.isfinite(overall):
             if np.isinf(array).any():
@@ -542,10 +548,10 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         return codes
 
     def _apply_class_weight(self, weight):
+        codes = self.__dict__.pop("_y_codes")    # set by _encode_target; not kept after fit
         class_weight = self.class_weight
         if class_weight is None:
             return weight
-        codes = self._y_codes
         if isinstance(class_weight, str) and class_weight == "balanced":
             counts = np.bincount(codes, minlength=self.n_classes_)
             per_class = codes.size / (self.n_classes_ * counts)

@@ -8,7 +8,9 @@ right child are the node's total minus the left.  A criterion here therefore
 consists of
 
 * ``sample_stats`` -- the per-sample statistics, an array of shape
-  (n_stats, n_samples) (one contiguous row per statistic);
+  (n_stats, n_samples) (one contiguous row per statistic); for the class
+  counts, a :class:`ClassWeights` that stands for the one-hot array of shape
+  (n_classes, n_samples) without building it;
 * ``weight(stats)`` -- the total weight of a node from its statistics;
 * ``impurity(stats)`` -- the impurity of a node from its summed statistics;
 * ``proxy(left, right)`` -- a score that ranks the splits of one node in the
@@ -47,6 +49,100 @@ __all__ = ["CLASSIFICATION_CRITERIA", "REGRESSION_CRITERIA", "get_criterion"]
 EPSILON = np.finfo(np.float64).eps
 
 
+def _sum_over_classes(a):
+    """Sum of ``a`` of shape (n_classes, ...) over its first axis, one class after another.
+
+    The float of ``a[0] + a[1] + ...`` added in a loop, whatever the number of
+    classes or the shape of the rest.  NumPy adds the rows of a reduction over
+    the first axis one after another, except where the rest has a single
+    element: it then sums pairwise (in another order), so a cumulative sum,
+    which is always sequential, is taken instead.
+    """
+    rows = a.reshape(a.shape[0], -1)
+    total = np.cumsum(rows, axis=0)[-1] if rows.shape[1] == 1 else rows.sum(axis=0)
+    return total.reshape(a.shape[1:])
+
+class ClassWeights:
+    r"""Per-sample statistics :math:`w_i e_{y_i}` of a classification criterion, kept as (class, weight).
+
+    The statistics of sample ``i`` form column ``i`` of an array of shape
+    (n_classes, n_samples) holding ``weight[i]`` in row ``codes[i]`` and zeros
+    elsewhere.  That array is ``n_classes`` times the size of ``y`` (75 GiB
+    for :math:`10^5` samples of :math:`10^5` classes), so it is never built:
+    :meth:`take` builds its columns for a block of samples, :meth:`segment_sums`
+    sums its rows a block of classes at a time, and each gives the floats the
+    whole array would.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,), int
+        Class of each sample, ``0 .. n_classes - 1``.
+    weight : ndarray of shape (n_samples,), float64
+        Weight of each sample (positive).
+    n_classes : int
+    """
+
+    #: Cells (classes x positions) of the one-hot block that :meth:`segment_sums`
+    #: builds at a time: 8 MiB of float64.
+    BLOCK_CELLS = 1 << 20
+
+    def __init__(self, codes, weight, n_classes):
+        n_classes = int(n_classes)
+        # The smallest unsigned type that holds a class code (uint8 up to 256
+        # classes), and no weights at all when every weight is 1 (no
+        # sample_weight): the statistics take 1 to 9 bytes per sample.
+        self.codes = np.asarray(codes).astype(np.min_scalar_type(max(n_classes - 1, 0)))
+        weight = np.asarray(weight, dtype=np.float64)
+        self.weight = None if np.all(weight == 1.0) else weight
+        self.shape = (n_classes, self.codes.shape[0])
+        # Whole-number weights whose total is below 2**53 (counts, when there is
+        # no sample_weight): every partial sum of them is an exact float, so any
+        # order of summation gives the same float.
+        self.exact_sums = self.weight is None or bool(
+            np.all(weight == np.round(weight)) and weight.sum() < 2.0**53)
+
+    def _weights_of(self, samples):
+        return 1.0 if self.weight is None else self.weight[samples]
+
+    def take(self, samples):
+        """The statistics of ``samples`` (any shape), of shape (n_classes, *samples.shape)."""
+        out = np.zeros(self.shape[:1] + np.shape(samples))
+        samples = np.ravel(samples)
+        # out[codes[s], j] = weight[s] for the j-th sample s, through the flat index
+        flat = self.codes[samples].astype(np.intp) * samples.size + np.arange(samples.size)
+        out.reshape(-1)[flat] = self._weights_of(samples)
+        return out
+
+    def segment_sums(self, samples, starts):
+        """``np.add.reduceat(row[samples], starts)`` for every row, shape (n_classes, n_segments).
+
+        The same floats as the reduction of the one-hot rows (NumPy sums a
+        segment pairwise): with :attr:`exact_sums` every order gives them, and
+        the classes' weights are binned directly; otherwise the one-hot rows
+        are built for a block of classes at a time and reduced as they are.
+        """
+        n_classes, m, n_segments = self.shape[0], samples.shape[0], starts.size
+        if self.exact_sums:
+            # bin of a sample: class * n_segments + segment
+            key = self.codes[samples].astype(np.intp)
+            key *= n_segments
+            key += np.repeat(np.arange(n_segments), np.diff(np.append(starts, m)))
+            weights = None if self.weight is None else self.weight[samples]
+            sums = np.bincount(key, weights=weights, minlength=n_classes * n_segments)
+            return sums.reshape(n_classes, n_segments).astype(np.float64, copy=False)
+        classes = self.codes[samples].astype(np.intp)       # class at each position
+        out = np.empty((n_classes, n_segments))
+        by_class = np.argsort(classes, kind="stable")       # positions, class by class
+        step = max(1, self.BLOCK_CELLS // max(m, 1))
+        edges = np.searchsorted(classes[by_class], np.arange(0, n_classes + step, step))
+        for i, lo in enumerate(range(0, n_classes, step)):
+            at = by_class[edges[i]:edges[i + 1]]             # positions of these classes
+            rows = np.zeros((min(step, n_classes - lo), m))
+            rows[classes[at] - lo, at] = self.weight[samples[at]]
+            out[lo:lo + step] = np.add.reduceat(rows, starts, axis=1)
+        return out
+
+
 class Gini:
     """Gini impurity on weighted class counts (Breiman et al. 1984, section 4.3)."""
 
@@ -55,9 +151,7 @@ class Gini:
 
     @staticmethod
     def sample_stats(y_codes, weight, n_classes):
-        stats = np.zeros((n_classes, y_codes.shape[0]))
-        stats[y_codes, np.arange(y_codes.shape[0])] = weight
-        return stats
+        return ClassWeights(y_codes, weight, n_classes)
 
     @staticmethod
     def weight(counts):
@@ -82,9 +176,7 @@ class Gini:
     def weighted_impurity(counts):
         """W * (1 - sum_k c_k^2 / W^2), the same numbers as ``W * impurity(counts)``."""
         total = counts.sum(axis=0)
-        squares = np.square(counts[0])
-        for c in counts[1:]:                 # sum_k c_k^2, one class at a time
-            squares += c * c
+        squares = _sum_over_classes(np.square(counts))      # sum_k c_k^2
         squares /= total * total
         np.subtract(1.0, squares, out=squares)
         squares *= total
@@ -108,12 +200,11 @@ class Entropy(Gini):
     def impurity(counts):
         # -sum_k p_k log2 p_k with p_k = c_k / W (terms with c_k = 0 are 0)
         total = counts.sum(axis=0)
-        result = np.zeros(np.shape(total))
         with np.errstate(divide="ignore", invalid="ignore"):
-            for c in counts:  # one class at a time: no (K, ...) temporaries
-                p = c / total
-                result -= np.where(p > 0, p * np.log2(p), 0.0)
-        return result + 0.0
+            p = counts / total
+            terms = np.where(p > 0, p * np.log2(p), 0.0)       # p_k log2 p_k, shape of counts
+        # -sum_k p_k log2 p_k (+ 0.0 turns -0.0 into 0.0)
+        return -_sum_over_classes(terms) + 0.0
 
 
 class SquaredError:

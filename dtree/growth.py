@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtree.criteria import EPSILON
+from dtree.criteria import EPSILON, ClassWeights
 from dtree.splitting import (FEATURE_THRESHOLD, SplitResult, best_splits, feature_values,
                              goes_left, partition, presort)
 
@@ -69,10 +69,14 @@ def node_totals(criterion, stats, samples, starts):
     Summed afresh for an additive criterion (rather than as "total - left":
     the difference leaves rounding residue, and a pure child would show a
     class count of 1e-16 and look impure); computed from the samples for the
-    absolute error (``criterion.node_stats``).
+    absolute error (``criterion.node_stats``); class weights
+    (:class:`dtree.criteria.ClassWeights`) sum their one-hot rows a block of
+    classes at a time.
     """
     if not getattr(criterion, "additive", True):
         return criterion.node_stats(stats, samples, starts)
+    if isinstance(stats, ClassWeights):      # one-hot class weights, never built whole
+        return stats.segment_sums(samples, starts)
     # One statistic at a time: a temporary of one row, not of all n_stats rows.
     return np.array([np.add.reduceat(row[samples], starts) for row in stats])
 
@@ -116,6 +120,25 @@ def _can_split(params, depth, sizes, weights, impurity):
             & (impurity > EPSILON))
 
 
+def _segment_ranges(X, order, starts):
+    """Each segment's lowest and highest non-missing value of every feature, shape (n_seg, d).
+
+    Also whether the feature is constant in the segment (no two values apart,
+    or all missing).  One feature at a time: temporaries of one feature's column.
+    """
+    n_segments, n_features = starts.size, X.shape[1]
+    lowest = np.empty((n_segments, n_features), dtype=np.float32)
+    highest = np.empty((n_segments, n_features), dtype=np.float32)
+    n_present = np.empty((n_segments, n_features), dtype=np.intp)
+    for f in range(n_features):
+        values = feature_values(X, order[f], f)                 # (m,) sorted, NaN last
+        n_present[:, f] = np.add.reduceat(~np.isnan(values), starts)
+        lowest[:, f] = values[starts]
+        highest[:, f] = values[starts + np.maximum(n_present[:, f] - 1, 0)]  # last non-missing
+    constant = (n_present == 0) | ~(highest > lowest + FEATURE_THRESHOLD)
+    return lowest, highest, constant
+
+
 def _search_options(X, order, starts, sizes, params, rng, has_missing=None):
     """Per-segment feature draws (max_features), tie ranks and random thresholds.
 
@@ -132,14 +155,11 @@ def _search_options(X, order, starts, sizes, params, rng, has_missing=None):
         return {}
     n_features = X.shape[1]
     priority = rng.random((starts.size, n_features))
-    values = feature_values(X, order, np.arange(n_features)[:, None])   # (d, m) sorted, NaN last
-    n_present = np.add.reduceat(~np.isnan(values), starts, axis=1).T   # (n_seg, d)
-    last = starts[:, None] + np.maximum(n_present - 1, 0)             # last non-missing
-    lowest = values[:, starts].T                                      # (n_seg, d)
-    highest = values[np.arange(n_features)[None, :], last]
-    constant = (n_present == 0) | ~(highest > lowest + FEATURE_THRESHOLD)
     options = {"feature_rank": np.argsort(np.argsort(priority, axis=1), axis=1)}
     k = params.max_features or n_features
+    if k == n_features and params.splitter != "random":
+        return options       # only the tie ranks are random: no feature values needed
+    lowest, highest, constant = _segment_ranges(X, order, starts)
     if k < n_features:
         drawn = np.argsort(np.where(constant, np.inf, priority), axis=1)[:, :k]
         mask = np.zeros_like(constant)
@@ -162,7 +182,7 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
     X : ndarray of shape (n_samples, n_features), float32 or float64
         Training features, compared as float32; NaN marks a missing value.
         Read, never written (the caller's array, without a copy).
-    stats : ndarray of shape (n_stats, n_samples)
+    stats : ndarray of shape (n_stats, n_samples) or ClassWeights
         The criterion's per-sample statistics.
     criterion : class from :mod:`dtree.criteria`
     params : GrowthParams

@@ -20,7 +20,8 @@ sweep is vectorised over all nodes of a level *and* over a block of features
 not grow with the number of nodes or features.  A long level is swept in
 chunks of positions, the running sum carried from one chunk into the next
 (:func:`_sweep_in_chunks`): the result is the same float for float, and the
-sweep's temporaries stay at a few MiB however large ``n`` is.  ``X`` itself is
+sweep's temporaries stay at a few MiB however large ``n`` is, and however many
+classes there are (a chunk holds at most ``SWEEP_CELLS`` class weights).  ``X`` itself is
 never copied: its values are read as float32 where they are needed
 (:func:`feature_values`).
 
@@ -52,6 +53,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dtree.criteria import ClassWeights
+
 __all__ = ["SplitResult", "best_splits", "partition", "presort", "FEATURE_THRESHOLD"]
 
 # Values that differ by at most this much (in float32) are one value: none,
@@ -64,8 +67,15 @@ FEATURE_THRESHOLD = np.float32(0.0)
 # overhead on small data; a long feature column is swept in chunks of positions
 # (_sweep_in_chunks, _chunk_cells), except where it has missing values, for the
 # random splitter and for the absolute error, whose sweep (_sweep_block) holds
-# at least one whole feature of the level.
+# arrays of one whole feature of the level (its statistics, though, in chunks
+# of SWEEP_CELLS: _additive_scores).
 BLOCK_CELLS = 1 << 14
+
+# At most this many (statistic, feature, position) cells in one array of
+# children's statistics (4 MiB of float64): with many classes (one statistic
+# per class) the chunks and feature blocks get shorter, so that the sweep's
+# memory does not grow with the number of classes.
+SWEEP_CELLS = 1 << 19
 
 # Kinds of candidate split (the order in which they win ties within a feature).
 MISSING_RIGHT, MISSING_LEFT, NON_MISSING_LEFT = 0, 1, 2
@@ -130,8 +140,13 @@ def _gather(rows, which, O, stacked=False):
 
     ``numpy.take`` on one contiguous row at a time is several times faster
     than fancy indexing with a 2-D index.  With ``stacked=False``, ``O`` has
-    one index row per entry of ``which``.
+    one index row per entry of ``which``.  Class weights
+    (:class:`dtree.criteria.ClassWeights`) are built as one-hot rows for the
+    samples of ``O`` only.
     """
+    if isinstance(rows, ClassWeights):
+        out = rows.take(O)                   # (n_classes, *O.shape)
+        return out if len(which) == out.shape[0] else out[which]
     if stacked:
         out = np.empty((len(which),) + O.shape, dtype=rows.dtype)
         for i, r in enumerate(which):
@@ -144,15 +159,18 @@ def _gather(rows, which, O, stacked=False):
     return out
 
 
-def _chunk_cells(m):
-    """Cells per chunk of _sweep_in_chunks for a level of ``m`` positions: at least
-    BLOCK_CELLS and half the level (fewer chunks, less Python overhead on large
-    levels), at most 8 * BLOCK_CELLS (temporaries of about 10 MiB)."""
-    return min(max(BLOCK_CELLS, m // 2), 8 * BLOCK_CELLS)
+def _chunk_cells(m, n_swept=1):
+    """Cells (features x positions) per chunk of _sweep_in_chunks for a level of
+    ``m`` positions and ``n_swept`` statistics: at least BLOCK_CELLS and half the
+    level (fewer chunks, less Python overhead on large levels), at most 8 *
+    BLOCK_CELLS (temporaries of about 10 MiB), and at most SWEEP_CELLS //
+    n_swept (many classes), but at least one."""
+    return max(1, min(max(BLOCK_CELLS, m // 2), 8 * BLOCK_CELLS, SWEEP_CELLS // n_swept))
 
 
-def _feature_blocks(n_features, m, cells=BLOCK_CELLS):
-    size = max(1, min(n_features, cells // max(m, 1)))
+def _feature_blocks(n_features, m, cells=BLOCK_CELLS, max_size=None):
+    """Consecutive blocks of features of about ``cells // m`` (at most ``max_size``) each."""
+    size = max(1, min(n_features, cells // max(m, 1), max_size or n_features))
     return [np.arange(lo, min(lo + size, n_features)) for lo in range(0, n_features, size)]
 
 
@@ -173,8 +191,9 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
         ``starts[j]:starts[j] + sizes[j]``.
     starts, sizes : ndarray of shape (n_segments,), int
         Where each segment starts in ``order`` and how many samples it has.
-    stats : ndarray of shape (n_stats, n_samples)
-        Per-sample statistics of the criterion, one row per statistic.
+    stats : ndarray of shape (n_stats, n_samples) or ClassWeights
+        Per-sample statistics of the criterion, one row per statistic (class
+        weights: :class:`dtree.criteria.ClassWeights`).
     totals : ndarray of shape (n_stats, n_segments)
         Statistics of each segment (as :func:`dtree.growth.node_totals` gives).
     criterion : class from :mod:`dtree.criteria`
@@ -222,7 +241,12 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
     best_rank = np.full(n_segments, np.iinfo(np.intp).max)
 
     additive = getattr(criterion, "additive", True)
-    for fb in _feature_blocks(n_features, m, getattr(criterion, "block_cells", BLOCK_CELLS)):
+    # Many classes: fewer features per block (a position of a block holds one
+    # statistic per class and feature: at most SWEEP_CELLS of them).
+    n_swept = getattr(criterion, "n_swept", None) or stats.shape[0]
+    max_block = max(1, SWEEP_CELLS // n_swept) if additive else n_features
+    for fb in _feature_blocks(n_features, m, getattr(criterion, "block_cells", BLOCK_CELLS),
+                              max_block):
         b = fb.size
         if additive and thresholds is None and not has_missing[fb].any():
             # The common case, swept a chunk of positions at a time (same result,
@@ -316,7 +340,7 @@ def _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals, criterion, shap
     value = np.full((b, n_segments), -np.inf)
     first = np.zeros((b, n_segments), dtype=np.intp)
     carry = np.zeros((n_swept, b))
-    step = max(1, _chunk_cells(m) // b)
+    step = max(1, _chunk_cells(m, n_swept) // b)
     for lo in range(0, m, step):
         hi = min(lo + step, m)
         # The segments s0 .. s1 - 1 meet [lo, hi); their parts in the chunk.
@@ -399,26 +423,10 @@ def _sweep_block(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok
     if not block_missing:
         del values                  # only the splits of missing values read it again
 
-    # Statistics of the left child at every cut (prefix sums, eq. "left =
-    # prefix of the segment") and of the right child (total - left).
-    if getattr(criterion, "additive", True):
-        left, right, totals_b = _children(criterion, stats, totals, O, starts, sizes, cand)
-        score = _score(criterion, left, right, cand, min_weight_leaf)
-    else:   # the absolute error: order statistics, no missing values (refused by fit)
-        score = criterion.children_score(stats, O, starts, sizes, cand, min_weight_leaf)
-        left = right = totals_b = None
-    del O
-    kinds = [score]
     if block_missing:
         # Samples left and right of the cut after position p.
         n_left_at = np.arange(1, m + 1) - np.repeat(starts, sizes)
         n_right_at = np.repeat(sizes, sizes) - n_left_at
-        # Missing values sent left: left + (statistics of the missing samples).
-        last_present = np.maximum(starts + n_present - 1, 0)       # (b, n_segments)
-        present = np.take_along_axis(left, np.broadcast_to(
-            last_present, (left.shape[0],) + last_present.shape), axis=2)
-        present = np.where(n_present > 0, present, 0.0)            # (s, b, n_segments)
-        missing_stats = totals_b - present
         n_miss_at = np.repeat(n_missing, sizes, axis=1)
         # Missing sent left: n_left + n_missing samples left, the rest right.
         cand_left = cut_ok & (n_miss_at > 0)
@@ -427,12 +435,28 @@ def _sweep_block(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok
         if missing_left is not None:   # random splitter: one direction, drawn
             choose = np.repeat(missing_left[:, fb].T, sizes, axis=1)
             cand_left &= choose
-            score[choose & (n_miss_at > 0)] = -np.inf
-        left_m = left + missing_stats.repeat(sizes, axis=2)
-        kinds.append(_score(criterion, left_m, totals_b.repeat(sizes, axis=2) - left_m,
-                            cand_left, min_weight_leaf))
-        del left_m, n_miss_at, n_left_at, n_right_at, cand_left, cut_ok
-    del left, right, cand          # the sweep's largest temporaries, before the next ones
+            drawn_left = choose & (n_miss_at > 0)    # their missing-right scores are dropped
+        del n_miss_at, n_left_at, n_right_at, cut_ok
+    else:
+        cand_left = None
+
+    # Statistics of the left child at every cut (prefix sums, eq. "left =
+    # prefix of the segment") and of the right child (total - left), scored.
+    if getattr(criterion, "additive", True):
+        score, score_left, present = _additive_scores(
+            criterion, stats, totals, O, starts, sizes, cand, cand_left, min_weight_leaf,
+            n_present)
+    else:   # the absolute error: order statistics, no missing values (refused by fit)
+        score = criterion.children_score(stats, O, starts, sizes, cand, min_weight_leaf)
+    del O, cand
+    kinds = [score]
+    if block_missing:
+        if missing_left is not None:
+            score[drawn_left] = -np.inf
+        kinds.append(score_left)                 # missing samples sent left
+        n_swept = present.shape[0]
+        missing_stats = totals[:n_swept, None, :] - present          # (s, b, n_segments)
+        del cand_left, score_left
     best_kind = [np.maximum.reduceat(s, starts, axis=1) for s in kinds]  # (b, n_segments)
     if block_missing and missing_left is None:
         # All non-missing samples left, all missing right (threshold +inf).
@@ -458,6 +482,103 @@ def _sweep_block(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok
     firsts += [np.zeros_like(firsts[0])] * (len(best_kind) - len(kinds))
     first = np.take_along_axis(np.stack(firsts), kind[None], axis=0)[0]
     return value, kind, first, n_missing, n_present
+
+
+def _prefix_chunks(stats, totals, O, starts, n_swept, step):
+    """The left children's statistics of :func:`_children`, ``step`` positions at a time.
+
+    Yields ``(lo, hi, left)`` with ``left`` of shape (n_swept, b, hi - lo), the
+    same floats as ``left[:, :, lo:hi]`` of one sweep of the level: the
+    running sum is carried from one chunk into the next, added to the chunk's
+    first term before its cumulative sum.
+    """
+    m = O.shape[1]
+    carry = None
+    for lo in range(0, m, step):
+        hi = min(lo + step, m)
+        left = _gather(stats, np.arange(n_swept), O[:, lo:hi], stacked=True)   # (s, b, c)
+        # Segments j >= 1 starting in the chunk: subtract the total of segment j - 1.
+        j = np.arange(np.searchsorted(starts, max(lo, 1)), np.searchsorted(starts, hi))
+        left[:, :, starts[j] - lo] -= totals[:n_swept, None, j - 1]
+        if carry is not None:
+            left[:, :, 0] += carry
+        np.cumsum(left, axis=2, out=left)
+        carry = left[:, :, -1].copy()
+        yield lo, hi, left
+
+
+def _additive_scores(criterion, stats, totals, O, starts, sizes, cand, cand_left,
+                     min_weight_leaf, n_present):
+    """Proxy scores of every cut of a block, the missing samples sent right and sent left.
+
+    Parameters
+    ----------
+    criterion, stats, totals, O, starts, sizes, cand
+        As for :func:`_children`; ``cand`` (b, m) marks the candidate cuts with
+        the missing samples (if any) sent right.
+    cand_left : ndarray of shape (b, m), bool, or None
+        Candidate cuts with the missing samples sent left (None: no missing values).
+    min_weight_leaf : float
+    n_present : ndarray of shape (b, n_segments)
+        Non-missing samples of each feature and segment (they come first).
+
+    Returns
+    -------
+    score, score_left : ndarray of shape (b, m)
+        The proxy at every cut, -inf where it is no candidate (``score_left``:
+        None without ``cand_left``).
+    present : ndarray of shape (n_swept, b, n_segments) or None
+        Statistics of each segment's non-missing samples (None without ``cand_left``).
+
+    A block of at most SWEEP_CELLS statistics (features x positions x
+    statistics) is swept at once with :func:`_children`; a larger one (many
+    classes, or a long level) a chunk of positions at a time
+    (:func:`_prefix_chunks`), in two passes where there are missing values
+    (the first finds ``present``, which the missing-left scores of the cuts
+    before it need).  Every float is the same either way.
+    """
+    n_swept = getattr(criterion, "n_swept", None) or stats.shape[0]
+    b, m = O.shape
+    last_present = np.maximum(starts + n_present - 1, 0)       # (b, n_segments)
+    if n_swept * b * m <= SWEEP_CELLS:
+        left, right, totals_b = _children(criterion, stats, totals, O, starts, sizes, cand)
+        score = _score(criterion, left, right, cand, min_weight_leaf)
+        if cand_left is None:
+            return score, None, None
+        present = np.take_along_axis(left, np.broadcast_to(
+            last_present, (left.shape[0],) + last_present.shape), axis=2)
+        present = np.where(n_present > 0, present, 0.0)            # (s, b, n_segments)
+        del right
+        # Missing values sent left: left + (statistics of the missing samples).
+        left += (totals_b - present).repeat(sizes, axis=2)
+        score_left = _score(criterion, left, totals_b.repeat(sizes, axis=2) - left, cand_left,
+                            min_weight_leaf)
+        return score, score_left, present
+
+    step = max(1, SWEEP_CELLS // (n_swept * b))
+    segment = np.repeat(np.arange(starts.size), sizes)     # segment of each position
+    totals_b = totals[:n_swept, None, :]
+    present = score_left = None
+    if cand_left is not None:
+        # First pass: the left statistics at each segment's last non-missing sample.
+        present = np.zeros((n_swept, b, starts.size))
+        for lo, hi, left in _prefix_chunks(stats, totals, O, starts, n_swept, step):
+            for i in range(b):
+                at = np.flatnonzero((last_present[i] >= lo) & (last_present[i] < hi))
+                present[:, i, at] = left[:, i, last_present[i, at] - lo]
+        present = np.where(n_present > 0, present, 0.0)
+        missing_stats = totals_b - present
+        score_left = np.empty((b, m))
+    score = np.empty((b, m))
+    for lo, hi, left in _prefix_chunks(stats, totals, O, starts, n_swept, step):
+        seg = segment[lo:hi]
+        score[:, lo:hi] = _score(criterion, left, totals_b[:, :, seg] - left, cand[:, lo:hi],
+                                 min_weight_leaf)
+        if cand_left is not None:
+            left += missing_stats[:, :, seg]          # missing samples sent left
+            score_left[:, lo:hi] = _score(criterion, left, totals_b[:, :, seg] - left,
+                                          cand_left[:, lo:hi], min_weight_leaf)
+    return score, score_left, present
 
 
 def _children(criterion, stats, totals, O, starts, sizes, cand):

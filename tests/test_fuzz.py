@@ -93,7 +93,10 @@ def snapshot(obj):
 
 def same(a, b):
     if isinstance(a, pd.DataFrame):
-        return a.equals(b) and list(a.dtypes) == list(b.dtypes)
+        # DataFrame.equals takes None for NaN: the cells' types tell them apart.
+        return (a.equals(b) and list(a.dtypes) == list(b.dtypes)
+                and all([type(v) for v in a.iloc[:, j].array]
+                        == [type(v) for v in b.iloc[:, j].array] for j in range(a.shape[1])))
     if isinstance(a, np.ndarray):
         return a.dtype == b.dtype and a.shape == b.shape and repr(a.tolist()) == repr(b.tolist())
     return repr(a) == repr(b)
@@ -236,3 +239,69 @@ def test_no_estimator_mutates_its_inputs(make):
     dtree.export_text(estimator)
     for before, after in zip(kept, [X, y, weight]):
         assert same(before, after)
+
+
+def _cells(X):
+    """Everything a caller could see change in ``X``: container, dtypes and each cell itself."""
+    if isinstance(X, pd.DataFrame):
+        return (type(X), list(X.columns), list(X.index), [str(t) for t in X.dtypes],
+                [list(X.iloc[:, j].array) for j in range(X.shape[1])])
+    if isinstance(X, np.ndarray):
+        return (type(X), X.dtype, X.shape, X.flags.writeable, list(X.ravel()))
+    return (type(X), [type(row) for row in X], [list(row) for row in X])
+
+
+def _same_cells(before, after):
+    """Equal metadata, and every cell the same object (or, for cells NumPy or pandas
+    box afresh on every read, an equal value of the same type; NaN equals NaN)."""
+    def same_cell(a, b):
+        if a is b:
+            return True
+        if type(a) is not type(b) or not isinstance(a, (np.generic, float, int, bool)):
+            return False
+        return bool(a == b) or bool(pd.isna(a) and pd.isna(b))
+
+    def walk(a, b):
+        if isinstance(a, (list, tuple)) and not isinstance(a, str):
+            return (type(a) is type(b) and len(a) == len(b)
+                    and all(walk(x, y) for x, y in zip(a, b)))
+        return same_cell(a, b)
+
+    return walk(list(before), list(after))
+
+
+@pytest.mark.parametrize("missing", [np.nan, None, pd.NA])
+@pytest.mark.parametrize("container", ["frame", "object array", "list"])
+@pytest.mark.parametrize("make", [dtree.ID3Classifier, dtree.C45Classifier])
+def test_id3_c45_leave_object_columns_with_missing_values_unchanged(make, container, missing):
+    """Issue 19: ID3 and C4.5 were reported to change the caller's X in place when an object
+    column holds NaN.  Object columns of strings, of floats and of ints mixed with floats,
+    each with a missing value (NaN, None or pd.NA), and a categorical column with NaN keep
+    every cell, the same object, through fit, predict, predict_proba and score (ID3 refuses
+    missing values: X is unchanged after the refusal too)."""
+    n = 12
+    strings = ["x", "y", "z"] * 4
+    numbers = [1.0, 2.0, 3.5, 4.0] * 3
+    strings[1] = strings[7] = missing
+    numbers[2] = missing
+    mixed = [1, 2.5, 3, 4.5] * 3         # ints and floats in one object column
+    mixed[5] = missing
+    columns = {"s": strings, "n": numbers, "m": mixed,
+               "c": pd.Categorical(["a", "b", None, "a"] * 3)}
+    if container == "frame":
+        X = pd.DataFrame({k: pd.Series(v, dtype=None if k == "c" else object)
+                          for k, v in columns.items()})
+    else:
+        rows = [[columns[k][i] for k in ("s", "n", "m")] for i in range(n)]
+        X = np.array(rows, dtype=object) if container == "object array" else rows
+    y = np.array([0, 1, 1, 0] * 3)
+    before = _cells(X)
+    try:
+        estimator = make().fit(X, y)
+    except (ValueError, TypeError):
+        assert make is dtree.ID3Classifier     # ID3: no missing values
+    else:
+        estimator.predict(X)
+        estimator.predict_proba(X)
+        estimator.score(X, y)
+    assert _same_cells(before, _cells(X))
