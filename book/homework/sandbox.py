@@ -182,15 +182,17 @@ def command(notebook_fd, read_fd, write_fd, name, disk=DEFAULT_DISK, processes=D
             args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
         elif os.path.isdir(f"/{link}"):
             args += ["--ro-bind", f"/{link}", f"/{link}"]
+    # The scratch folders first: the environment may live below /tmp (a CI
+    # clone), and a bind made after the tmpfs shows through it.
+    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+             "--size", str(disk), "--tmpfs", "/tmp",
+             "--size", str(disk), "--tmpfs", WORK]
     bound = _python_paths()
     for path in bound:
         args += ["--ro-bind", path, path]
     # dtree and scikit-learn are not in the sandbox (sandbox_runner gives stubs).
     for path in _hidden_libraries([Path(path) for path in bound]):
         args += ["--tmpfs", path, "--remount-ro", path]
-    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-             "--size", str(disk), "--tmpfs", "/tmp",
-             "--size", str(disk), "--tmpfs", WORK]
     if notebook_fd is not None:
         args += ["--file", str(notebook_fd), f"{WORK}/{name}.ipynb"]
     args += ["--remount-ro", "/", "--chdir", WORK]
