@@ -390,10 +390,6 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         leaf), with the whole weight that reaches it; ``"distribution"``
         uses the node's class distribution.
 
-    ``TEXTBOOK`` (in :mod:`dtree.c45`) holds the values of the last ten
-    parameters that switch every Release 8 behaviour off:
-    ``C45Classifier(**TEXTBOOK)`` grows the tree of the book's C4.5 chapter.
-
     Attributes
     ----------
     root_ : Node
@@ -416,6 +412,10 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    ``TEXTBOOK`` (in :mod:`dtree.c45`) holds the values of the last ten
+    parameters that switch every Release 8 behaviour off:
+    ``C45Classifier(**TEXTBOOK)`` grows the tree of the book's C4.5 chapter.
+
     Deterministic rules: among features whose scores agree to within 1e-12,
     the lower index wins; among equally good cuts, the lower threshold; a node
     predicts the class of largest weight, the first in ``classes_`` on a tie.
