@@ -122,6 +122,33 @@ def test_values_closer_than_the_gap_are_one_value():
     assert threshold_split(x, y, np.ones(12), 2, 1.0).gain > 0
 
 
+def test_a_numeric_feature_of_no_gain_does_not_lower_the_average():
+    """Sixteen rows: X2 has no cut of positive gain.  Counted with gain 0 (the
+    old rule) it lowered the average below X1's gain and X1 won the root; now
+    it is no candidate, and the root is the program's, A."""
+    X = pd.DataFrame({
+        "A": list("pqqpqrqqppppprpq"),
+        "X1": [5.0, 1, 5, 2, 3, 1, 0, 4, 5, 2, 1, 1, 4, 0, 0, 0],
+        "X2": [1.0, 0, 0, 1, 0, 1, 1, 2, 0, 1, 1, 0, 0, 0, 2, 0],
+    })
+    y = list("aaabbaaaabbbbbba")
+    for params in ({}, TEXTBOOK):
+        tree = C45Classifier(**params, pruning=None).fit(X, y)
+        assert tree.root_.feature == 0 and 2 not in tree.root_.candidate_scores
+    expected = """\
+|--- A = p
+|   |--- X1 <= 4.00
+|   |   |--- class: b
+|   |--- X1 >  4.00
+|   |   |--- class: a
+|--- A = q
+|   |--- class: a
+|--- A = r
+|   |--- class: a
+"""
+    assert _text(C45Classifier(pruning=None).fit(X, y)) == expected  # the program's tree
+
+
 def test_no_numeric_candidate_without_a_cut_of_positive_gain():
     x = np.array([1.0, 2.0, 1.0, 2.0])
     y = np.array([0, 0, 1, 1])
