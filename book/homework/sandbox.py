@@ -430,21 +430,30 @@ class Submission:
         if not (isinstance(name, str) and name.split(".")[0] in LIBRARIES
                 and any(fnmatch.fnmatchcase(name, pattern) for pattern in self.allowed)):
             self._tamper("a library call the homework does not allow came through the channel")
+        parts, target, cut = name.split("."), None, 0
+        for cut in range(len(parts), 0, -1):  # the longest importable prefix is the module
+            try:
+                target = importlib.import_module(".".join(parts[:cut]))
+                break
+            except ImportError:
+                continue
+        try:
+            for attribute in parts[cut:] if target is not None else ():
+                target = getattr(target, attribute)
+        except AttributeError:
+            target = None
+        self._reply_to_call(target, message, "library call")
+
+    def _reply_to_call(self, function, message, what):
+        """Call ``function`` (grader side) with the message's arguments and send the reply."""
         args = self.decode(message.get("args"))
         kwargs = self.decode(message.get("kwargs"))
         if not (isinstance(args, list) and isinstance(kwargs, dict)):
-            self._tamper("a malformed library call")
+            self._tamper(f"a malformed {what}")
         try:
-            parts = name.split(".")
-            for cut in range(len(parts), 0, -1):
-                try:
-                    target = importlib.import_module(".".join(parts[:cut]))
-                    break
-                except ImportError:
-                    continue
-            for attribute in parts[cut:]:
-                target = getattr(target, attribute)
-            value = target(*args, **{str(key): item for key, item in kwargs.items()})
+            if function is None:
+                raise AttributeError(f"no such function: {message.get('library')}")
+            value = function(*args, **{str(key): item for key, item in kwargs.items()})
             self.send({"reply": self.encode(value)})
         except SubmissionGone:
             raise
@@ -455,17 +464,7 @@ class Submission:
         number = message.get("callback")
         if not (type(number) is int and 1 <= number <= len(self._callbacks)):
             self._tamper("a request for a callback the grader never sent")
-        args = self.decode(message.get("args"))
-        kwargs = self.decode(message.get("kwargs"))
-        if not (isinstance(args, list) and isinstance(kwargs, dict)):
-            self._tamper("a malformed callback request")
-        try:
-            value = self._callbacks[number - 1](*args, **kwargs)
-            self.send({"reply": self.encode(value)})
-        except SubmissionGone:
-            raise
-        except Exception as error:
-            self.send({"reply": None, "error": f"{type(error).__name__}: {error}"})
+        self._reply_to_call(self._callbacks[number - 1], message, "callback request")
 
     def close(self):
         """Kill the sandbox and everything in it; remove its cgroup. Safe to call twice."""
