@@ -431,7 +431,7 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
     program does); after subtree raising a leaf's class on a tie is the
     first class, where the program keeps the class it had.
 
-        References
+    References
     ----------
     J. R. Quinlan, *C4.5: Programs for Machine Learning*, Morgan Kaufmann
     (1993), ch. 2 (gain ratio), 3 (unknown values), 4 (pruning), and the
