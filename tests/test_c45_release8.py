@@ -279,3 +279,51 @@ def test_textbook_settings_grow_the_trees_of_before():
         X, y, w = frames[case["seed"]]
         tree = C45Classifier(**{**TEXTBOOK, **case["params"]}).fit(X, y, sample_weight=w)
         assert _text(tree, decimals=9, show_weights=True) == case["tree"], (case["seed"], case["params"])
+
+
+# --- The program's own trees on public data (tests/release8) -----------------
+
+RELEASE8 = Path(__file__).parent / "release8"
+
+
+def _release8_helpers():
+    import sys
+
+    sys.path.insert(0, str(RELEASE8))
+    try:
+        from compare import first_difference
+        from data_sets import SETTINGS, data_sets
+    finally:
+        sys.path.remove(str(RELEASE8))
+    return first_difference, SETTINGS, data_sets
+
+
+def test_the_program_trees_on_public_data():
+    """All 48 trees of Release 8 on six public data sets (tests/release8/README.md)."""
+    first_difference, settings, data_sets = _release8_helpers()
+    stored = {(t["data"], t["setting"], t["tree"]): t["program"]
+              for t in json.loads((RELEASE8 / "trees.json").read_text())}
+    differences, compared = [], 0
+    for name, X, y in data_sets():
+        for setting, (_, params) in settings.items():
+            tree = C45Classifier(**params).fit(X, y)
+            for kind, root in (("unpruned", tree.unpruned_root_), ("pruned", tree.root_)):
+                found = first_difference(root, stored[(name, setting, kind)],
+                                         list(X.columns), tree.classes_)
+                compared += 1
+                if found:
+                    differences.append(f"{name}, {setting}, {kind}: {found}")
+    assert compared == len(stored) == 48
+    assert differences == []
+
+
+def test_the_comparison_sees_a_different_tree():
+    """The comparison is not vacuous: the textbook rule's Iris tree is not the program's."""
+    first_difference, _, _ = _release8_helpers()
+    stored = {(t["data"], t["setting"], t["tree"]): t["program"]
+              for t in json.loads((RELEASE8 / "trees.json").read_text())}
+    iris = load_iris(as_frame=True)
+    tree = C45Classifier(**TEXTBOOK).fit(iris.data, iris.target.astype(str))
+    found = first_difference(tree.unpruned_root_, stored[("iris", "defaults", "unpruned")],
+                             list(iris.data.columns), tree.classes_)
+    assert found is not None and found.startswith("root: test petal length")

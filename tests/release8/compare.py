@@ -1,0 +1,48 @@
+"""The first difference between a C4.5 tree of dtree and one of Release 8."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def first_difference(node, program, names, classes, path="root"):
+    """Where dtree's ``Node`` and the program's tree first differ, or None.
+
+    ``program`` is a tree as :func:`oracle.run_c45` reads it from the
+    program's binary tree file (``res["exact"]``), or as stored in
+    ``trees.json``.  Compared: the tested attribute, the cut (to float32
+    precision: the program stores it as a C float), the branches that hold
+    cases (the program also stores empty branches, dtree does not), each
+    leaf's weight and class.
+    """
+    if "branches" not in program:
+        if not node.is_leaf:
+            return f"{path}: the program has a leaf, dtree tests {names[node.feature]}"
+        if not math.isclose(node.value.sum(), program["n"], rel_tol=1e-4, abs_tol=1e-3):
+            return f"{path}: leaf weight {node.value.sum()} vs {program['n']}"
+        if str(classes[int(np.argmax(node.value))]) != str(program["class"]):
+            return f"{path}: leaf class {classes[int(np.argmax(node.value))]} vs {program['class']}"
+        return None
+    if node.is_leaf:
+        return f"{path}: the program tests {program['attribute']}, dtree has a leaf"
+    if names[node.feature] != program["attribute"]:
+        return f"{path}: test {names[node.feature]} vs {program['attribute']}"
+    if program["kind"] == "threshold":
+        if not math.isclose(node.threshold, program["cut"], rel_tol=1e-6, abs_tol=1e-6):
+            return f"{path}: cut {node.threshold} vs {program['cut']}"
+        labels = ["<=", ">"]
+        pairs = list(zip(node.children, [sub for _, sub in program["branches"]]))
+    else:
+        branches = [(label, sub) for label, sub in program["branches"] if sub["n"] > 1e-9]
+        labels = [str(c) for c in node.categories]
+        if labels != [str(label) for label, _ in branches]:
+            return f"{path}: branches {labels} vs {[label for label, _ in branches]}"
+        pairs = list(zip(node.children, [sub for _, sub in branches]))
+    for label, (child, sub) in zip(labels, pairs):
+        found = first_difference(child, sub, names, classes,
+                                 f"{path}/{names[node.feature]}{label}")
+        if found:
+            return found
+    return None

@@ -1,0 +1,49 @@
+"""Write trees.json: Release 8's trees on the public data sets of data_sets.py.
+
+Needs the compiled program (README.md says how to build it); run from the
+repository root::
+
+    C45_PROGRAM=/path/to/c4.5 python tests/release8/make_trees.py
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+from data_sets import SETTINGS, data_sets  # noqa: E402
+from oracle import run_c45  # noqa: E402
+
+
+def _compact(tree):
+    """The stored form: attribute, kind, cut, branches; leaves' class and weight."""
+    out = {"class": str(tree["class"]), "n": tree["n"]}
+    if "branches" in tree:
+        out.update(attribute=tree["attribute"], kind=tree["kind"],
+                   branches=[[str(label), _compact(sub)] for label, sub in tree["branches"]])
+        if tree["kind"] == "threshold":
+            out["cut"] = tree["cut"]
+    return out
+
+
+def main():
+    trees = []
+    for name, X, y in data_sets():
+        for setting, (options, _) in SETTINGS.items():
+            result = run_c45(X, y, **options)
+            for kind in ("unpruned", "pruned"):
+                trees.append({"data": name, "setting": setting, "tree": kind,
+                              "program": _compact(result["exact"][kind])})
+    path = HERE / "trees.json"
+    # One tree per line: small, and a changed tree is a one-line diff.
+    lines = ",\n".join(json.dumps(t, separators=(",", ":")) for t in trees)
+    path.write_text("[\n" + lines + "\n]\n")
+    print(f"{len(trees)} trees written to {path}")
+
+
+if __name__ == "__main__":
+    main()
