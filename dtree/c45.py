@@ -76,6 +76,9 @@ class SplitCandidate:
     gain : float
         Information gain in bits, scaled by the known fraction:
         :math:`(1 - \\gamma)\\,(H(D_{known}) - \\sum_v \\frac{W_v}{W_{known}} H(D_v))`.
+        For a numeric feature scored with Release 8's threshold penalty
+        (``penalty=True`` in :func:`threshold_split`, ``threshold_penalty=True``
+        in :class:`C45Classifier`) it is the gain so reduced by the penalty.
     split_information : float
         Entropy in bits of the branch weights, with the rows whose value is
         missing counted as one more branch.
@@ -336,11 +339,19 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         their midpoint, or the midpoint itself.  Both send the training rows
         the same way; they differ for new values between the two.
     pruning : {"confidence", "pessimistic", None}, default="confidence"
-        ``"confidence"``: C4.5's error-based pruning with ``confidence_factor``
-        (:func:`dtree.pessimistic.confidence_prune`); ``"pessimistic"``:
+        ``"confidence"``: C4.5's error-based pruning with ``confidence_factor``,
+        by Release 8's pruner, which sends the training cases down the tree
+        again and follows ``subtree_raising``, ``pruning_slack`` and
+        ``error_estimate``; only when all three are off
+        (``subtree_raising=False``, ``pruning_slack=0``,
+        ``error_estimate="exact"``, as in ``TEXTBOOK``) does the rule of
+        Quinlan's book text run instead
+        (:func:`dtree.pessimistic.confidence_prune`).  ``"pessimistic"``:
         Quinlan's (1987) pessimistic error pruning with the 0.5 continuity
         correction and the one-standard-error rule
         (:func:`dtree.pessimistic.pessimistic_prune`); ``None``: no pruning.
+        ``subtree_raising``, ``pruning_slack`` and ``error_estimate`` act only
+        when ``pruning="confidence"``.
     confidence_factor : float, default=0.25
         C4.5's CF in (0, 1); used only when ``pruning="confidence"``.
     categorical_features : "auto" or array_like, default="auto"
@@ -365,7 +376,10 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
     exclude_many_valued : bool, default=True
         Release 8: nominal features with at least 0.3 x (training weight)
         values stay out of the average gain (they still compete); with no
-        other candidate, the node is a leaf.
+        other candidate, the node is a leaf.  It acts only with
+        ``zero_gain=True`` and ``criterion="gain_ratio"`` (the program's
+        average-gain rule), and not at all when every feature has that many
+        values (the program then counts them all).
     threshold_penalty : bool, default=True
         Release 8 (Quinlan 1996): a numeric cut's gain is reduced by
         :math:`\log_2(\text{admissible cuts})/W`, :math:`W` the node's weight
@@ -412,9 +426,11 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    ``TEXTBOOK`` (in :mod:`dtree.c45`) holds the values of the last ten
-    parameters that switch every Release 8 behaviour off:
-    ``C45Classifier(**TEXTBOOK)`` grows the tree of the book's C4.5 chapter.
+    ``TEXTBOOK`` (in :mod:`dtree.c45`) holds ``threshold="midpoint"`` and
+    the values of the last ten parameters that switch every Release 8
+    behaviour off: ``C45Classifier(**TEXTBOOK)`` grows the tree of the book's
+    C4.5 chapter.  Because it holds ``threshold``, change that parameter
+    with ``C45Classifier(**TEXTBOOK).set_params(threshold=...)``.
 
     Deterministic rules: among features whose scores agree to within 1e-12,
     the lower index wins; among equally good cuts, the lower threshold; a node
@@ -665,7 +681,9 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         A row with a known value follows its branch; a row whose tested value
         is missing follows every branch, each weighted by the branch's share
         of the node's training weight; a row whose category has no branch at
-        a node gets that node's class distribution.
+        a node (no training case there, or unseen in ``fit``) stops there:
+        with ``empty_branch="majority"`` (the default) it gets the node's
+        majority class, with ``"distribution"`` the node's class distribution.
 
         Parameters
         ----------

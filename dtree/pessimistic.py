@@ -16,6 +16,14 @@ so each rule inflates them before comparing a node with its subtree:
 The functions work on :class:`dtree.tree.Node` trees whose ``value`` holds the
 (weighted) training class counts of each node.  They return a pruned copy and
 never change the tree they are given.
+
+:func:`confidence_prune` is the rule of Quinlan's book text, which
+``C45Classifier(**TEXTBOOK)`` runs.  The error-based pruning that
+:class:`dtree.C45Classifier` does by default is C4.5 Release 8's, implemented
+in :mod:`dtree.c45` with :func:`added_errors` (the program's normal
+approximation): it sends the training cases down the tree again, may replace
+a node by its largest branch (subtree raising), and accepts a replacement
+that predicts up to 0.1 more errors.
 """
 
 from __future__ import annotations
@@ -244,10 +252,12 @@ def confidence_prune(root: Node, confidence_factor: float = 0.25) -> Node:
 
     Notes
     -----
-    C4.5 also considers "subtree raising" (replacing a node by its largest
-    branch) and accepts a replacement up to 0.1 predicted errors worse; the
-    rule here is the one of Quinlan's book text: leaf replacement only, no
-    slack.
+    The rule here is the error-based pruning algorithm of the book's C4.5
+    chapter: leaf replacement only, no slack.  Quinlan's book (1993, ch. 4)
+    and program also consider replacing a node by its most used branch
+    ("subtree raising"), and the program accepts a replacement up to 0.1
+    predicted errors worse; :class:`dtree.C45Classifier` does both by default
+    (``subtree_raising``, ``pruning_slack``).
 
     References
     ----------
