@@ -775,9 +775,12 @@ class _Grower:
                               "min_value_gap": estimator.min_value_gap}
         # Nominal features with at least 0.3 x (number of training cases) values
         # stay out of the average gain, unless every feature is such (build.c);
-        # cases are counted by weight, so that integer weights are repetitions.
-        many = np.array([self.categorical[j] and len(self.categories[j]) >= 0.3 * weight.sum()
-                         for j in range(codes.shape[1])], dtype=bool)
+        # cases are counted by weight, so that integer weights are repetitions,
+        # and values by cases of positive weight, so that weight 0 is deletion.
+        present = weight > 0
+        many = np.array([self.categorical[j] and np.unique(
+            codes[present & (codes[:, j] >= 0), j]).size >= 0.3 * weight.sum()
+            for j in range(codes.shape[1])], dtype=bool)
         self.left_out_of_average = many if estimator.exclude_many_valued and not many.all() else \
             np.zeros_like(many)
         estimator._left_out_of_average = self.left_out_of_average  # for export_trace

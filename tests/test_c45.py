@@ -383,6 +383,24 @@ def test_zero_weight_is_a_deleted_case_also_for_training_value_thresholds():
     assert weighted == tree.fit(X[:8], y[:8]).root_.threshold == 4.0
 
 
+def test_zero_weight_is_a_deleted_case_for_the_many_valued_rule():
+    """A row of weight 0 with a value of its own does not make a feature many-valued.
+
+    Release 8 leaves nominal features with at least 0.3 x (cases) values out of
+    the average gain; ten cases and two values of A are below it, and a third
+    value carried only by a row of weight 0 must not tip it.
+    """
+    X = pd.DataFrame({"A": list("pqpqpqpqpq") + ["r"], "B": list("xxxxxyyyyy") + ["x"]})
+    y = list("aabababbbb") + ["a"]
+    weights = [1.0] * 10 + [0.0]
+    tree = C45Classifier(pruning=None)
+    weighted = tree.fit(X, y, sample_weight=weights)
+    assert not weighted._left_out_of_average.any()
+    deleted = C45Classifier(pruning=None).fit(X.iloc[:10], y[:10])
+    assert not deleted._left_out_of_average.any()
+    assert weighted.root_.feature == deleted.root_.feature
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False), st.integers(1, 3))
 def test_adjacent_values_are_split(a, ulps):
