@@ -8,7 +8,7 @@ categorical feature has one child per category; ``categories[i]`` leads to
 
 A binary CART tree is stored as arrays instead, one entry per node
 (:class:`TreeArrays`, scikit-learn's ``tree_``).  Which arrays there are is
-declared once, in :data:`NODE_FIELDS`: the growers of :mod:`dtree.growth`,
+declared once, in :data:`NODE_FIELDS`: the growers of ``dtree.growth``,
 pruning (:mod:`dtree.pruning`), pickling and :meth:`TreeArrays.to_nodes` all
 read that list, so that a new per-node array is one entry there (and the code
 that computes its values).
@@ -191,7 +191,7 @@ class NodeField:
         whenever the nodes are (``children_left``, ``children_right``).
         ``"split"``: part of the test of an inner node; the growers read it
         from the split search's result (the attribute of the same name of
-        :class:`dtree.splitting.SplitResult`), and pruning a node to a leaf
+        ``dtree.splitting.SplitResult``), and pruning a node to a leaf
         resets it to ``leaf``.  ``"node"``: a number about the node's training
         samples, defined at every node and kept by pruning; its values come
         from the grower (``n_node_samples``, ``impurity``) or from the
@@ -228,9 +228,14 @@ class NodeField:
 
 
 #: The per-node arrays of a binary tree, in the order of scikit-learn's ``Tree``
-#: attributes: the one declaration that the growers (:mod:`dtree.growth`),
+#: attributes: the one declaration that the growers (``dtree.growth``),
 #: :class:`TreeArrays` (its constructor, docstring and pickling), pruning
-#: (:func:`dtree.pruning.prune_to_alpha`) and :meth:`TreeArrays.to_nodes` read.
+#: (:func:`dtree.pruning.prune_to_alpha`) and :meth:`TreeArrays.to_nodes` read:
+#: ``children_left``, ``children_right``, ``feature``, ``threshold``,
+#: ``impurity``, ``n_node_samples``, ``weighted_n_node_samples``, ``value`` and
+#: ``missing_go_to_left``, documented under :class:`TreeArrays`.
+#:
+#: :meta hide-value:
 NODE_FIELDS = (
     NodeField("children_left", np.intp, TREE_LEAF, "Id of the left child (samples with "
               "``X[:, feature] <= threshold``), -1 at leaves.", "child"),
