@@ -241,6 +241,7 @@ class _BaseDecisionTree(BaseEstimator):
         X_fit = _check_numeric_X(X, missing_error=_missing_unsupported(criterion.name))
         n_samples, n_features = X_fit.shape
         target = self._encode_target(y, n_samples, criterion)
+        n_outputs = 1 if target.ndim == 1 else target.shape[1]   # 1: y is 1-D (checked)
         weight = check_sample_weight(sample_weight, n_samples)
         weight = self._apply_class_weight(weight)
         if criterion.name in ("squared_error", "friedman_mse"):
@@ -275,31 +276,37 @@ class _BaseDecisionTree(BaseEstimator):
         grow = grow_depth_first if params.max_leaf_nodes is None else grow_best_first
         grown = grow(X_fit, stats, criterion, params, rng)
         del X_fit, stats         # the per-sample arrays are not needed to assemble the tree
-        arrays = self._tree_arrays(grown, criterion, n_features)
+        arrays = self._tree_arrays(grown, criterion, n_features, n_outputs)
         if ccp_alpha > 0:
             arrays = prune_to_alpha(arrays, ccp_alpha)
         self.tree_ = arrays
         self.max_features_ = max_features
         return self
 
-    def _tree_arrays(self, grown, criterion, n_features):
+    def _tree_arrays(self, grown, criterion, n_features, n_outputs):
+        """The fitted TreeArrays: the grown arrays, and the node arrays made from the statistics.
+
+        The ``"node"`` arrays of :data:`dtree.tree.NODE_FIELDS` that the
+        growers do not compute are made here from each node's criterion
+        statistics: ``weighted_n_node_samples`` and ``value`` of shape
+        (node_count, n_outputs, max_n_classes).
+        """
         # The grown arrays are handed over (copy=False), each owning its memory
         # (no view into stats: the fitted tree keeps nothing more, and nothing
         # writable), and the node statistics are dropped before apply's tables
         # are built: fit never holds an array of the tree twice.
         stats, grown.stats = grown.stats, None            # (node_count, n_stats)
+        per_output = (stats.shape[0], n_outputs, -1)
         weights = np.array(criterion.weight(stats.T))     # a copy, not a view of stats
         if criterion.is_classification:                   # class fractions
-            value = np.divide(stats[:, None, :], weights[:, None, None])
-        else:
-            value = np.array(criterion.value(stats.T).T[:, None, :])   # (node_count, 1, 1)
+            value = np.divide(stats.reshape(per_output), weights[:, None, None])
+        else:                                             # (node_count, 1, 1)
+            value = np.array(criterion.value(stats.T).T.reshape(per_output))
         del stats
         return TreeArrays(
-            children_left=grown.children_left, children_right=grown.children_right,
-            feature=grown.feature, threshold=grown.threshold, impurity=grown.impurity,
-            n_node_samples=grown.n_node_samples, weighted_n_node_samples=weights,
+            **grown.arrays,
+            weighted_n_node_samples=weights,
             value=value,
-            missing_go_to_left=grown.missing_go_to_left,
             n_features=n_features,
             n_classes=getattr(self, "n_classes_", 1),
             copy=False,

@@ -22,6 +22,14 @@ scikit-learn's depth-first builder does.  With ``max_leaf_nodes``,
 :func:`grow_best_first` repeatedly splits the leaf of largest impurity
 decrease (ties: the leaf created first) until the tree has ``max_leaf_nodes``
 leaves; nodes are numbered in creation order.
+
+Both fill the arrays declared in :data:`dtree.tree.NODE_FIELDS` generically:
+the ``"child"`` and ``"split"`` ones start at their leaf values, a split node
+takes each ``"split"`` array's value from the attribute of the same name of
+the split search's :class:`~dtree.splitting.SplitResult`, and every ``"child"``
+array is renumbered with the nodes.  Of the ``"node"`` arrays the growers
+compute ``n_node_samples`` and ``impurity`` (:data:`GROWN_NODE_FIELDS`); the
+estimator makes the others from each node's criterion statistics.
 """
 
 from __future__ import annotations
@@ -34,6 +42,10 @@ import numpy as np
 from dtree.criteria import EPSILON, ClassWeights
 from dtree.splitting import (FEATURE_THRESHOLD, SplitResult, best_splits, feature_values,
                              goes_left, partition, presort)
+from dtree.tree import TREE_LEAF, node_fields
+
+# The "node" arrays of dtree.tree.NODE_FIELDS that the growers compute.
+GROWN_NODE_FIELDS = ("n_node_samples", "impurity")
 
 
 @dataclass
@@ -50,17 +62,21 @@ class GrowthParams:
 
 @dataclass
 class GrownTree:
-    """Node arrays in the final numbering (see :class:`dtree.tree.TreeArrays`)."""
+    """Node arrays in the final numbering (see :class:`dtree.tree.TreeArrays`).
 
-    children_left: np.ndarray
-    children_right: np.ndarray
-    feature: np.ndarray
-    threshold: np.ndarray
-    impurity: np.ndarray
-    n_node_samples: np.ndarray
-    stats: np.ndarray          # (node_count, n_stats) criterion statistics of each node
-                               # (None once fit has made the values from them)
-    missing_go_to_left: np.ndarray  # where a missing value goes at each split
+    ``arrays`` holds, by name, every ``"child"`` and ``"split"`` array of
+    :data:`dtree.tree.NODE_FIELDS` and the :data:`GROWN_NODE_FIELDS`, each of
+    shape (node_count,); ``stats`` (node_count, n_stats) the criterion
+    statistics of each node (None once fit has made the other arrays from them).
+    """
+
+    arrays: dict
+    stats: np.ndarray
+
+
+def _leaf_nodes(n_nodes):
+    """The "child" and "split" arrays of ``n_nodes`` new nodes: leaves, by name."""
+    return {f.name: f.full(n_nodes) for f in node_fields("child", "split")}
 
 
 def node_totals(criterion, stats, samples, starts):
@@ -203,12 +219,8 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
     while sizes.size:
         ids = np.arange(next_id, next_id + sizes.size)
         next_id += sizes.size
-        level = {"ids": ids, "n": sizes.copy(), "stats": totals.T, "impurity": impurity,
-                 "feature": np.full(sizes.size, -2, dtype=np.intp),
-                 "threshold": np.full(sizes.size, -2.0),
-                 "missing_go_to_left": np.zeros(sizes.size, dtype=bool),
-                 "left": np.full(sizes.size, -1, dtype=np.intp),
-                 "right": np.full(sizes.size, -1, dtype=np.intp)}
+        level = {"ids": ids, "n_node_samples": sizes.copy(), "stats": totals.T,
+                 "impurity": impurity, **_leaf_nodes(sizes.size)}
         levels.append(level)
         open_ = _can_split(params, depth, sizes, criterion.weight(totals), impurity)
         if not open_.any():
@@ -248,12 +260,11 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
             order = _keep_columns(order, np.repeat(kept_children, child_sizes))
             child_sizes, child_totals = child_sizes[kept_children], child_totals[:, kept_children]
             where = where[keep]
-        level["feature"][where] = found.feature[keep]
-        level["threshold"][where] = found.threshold[keep]
-        level["missing_go_to_left"][where] = found.missing_go_to_left[keep]
+        for f in node_fields("split"):
+            level[f.name][where] = getattr(found, f.name)[keep]
         children = np.arange(next_id, next_id + 2 * where.size)
-        level["left"][where] = children[0::2]
-        level["right"][where] = children[1::2]
+        level["children_left"][where] = children[0::2]
+        level["children_right"][where] = children[1::2]
         sizes, totals = child_sizes, child_totals
         impurity = criterion.impurity(totals)
         depth += 1
@@ -265,12 +276,13 @@ def _preorder(levels) -> GrownTree:
     """Renumber nodes from creation order (level by level) to depth-first pre-order."""
     # Inner nodes per level first; then each array moves out of the levels as it
     # is concatenated, so that the nodes are held about once, not three times.
-    inner_ids = [level["ids"][level["left"] >= 0] for level in levels]
+    inner_ids = [level["ids"][level["children_left"] >= 0] for level in levels]
 
     def cat(key):
         return np.concatenate([level.pop(key) for level in levels])
 
-    left, right = cat("left"), cat("right")
+    links = {f.name: cat(f.name) for f in node_fields("child")}   # creation-order ids
+    left, right = links["children_left"], links["children_right"]
     node_count = left.size
     subtree = np.ones(node_count, dtype=np.intp)
     for inner in reversed(inner_ids):
@@ -286,13 +298,12 @@ def _preorder(levels) -> GrownTree:
         out[pre] = values
         return out
 
-    children_left = placed(np.where(left >= 0, pre[np.maximum(left, 0)], -1))
-    children_right = placed(np.where(right >= 0, pre[np.maximum(right, 0)], -1))
-    return GrownTree(children_left=children_left, children_right=children_right,
-                     feature=placed(cat("feature")), threshold=placed(cat("threshold")),
-                     impurity=placed(cat("impurity")), n_node_samples=placed(cat("n")),
-                     stats=placed(cat("stats")),
-                     missing_go_to_left=placed(cat("missing_go_to_left")))
+    arrays = {name: placed(np.where(ids >= 0, pre[np.maximum(ids, 0)], TREE_LEAF))
+              for name, ids in links.items()}
+    del links, left, right
+    for name in [key for key in levels[0] if key not in ("ids", "stats")]:
+        arrays[name] = placed(cat(name))
+    return GrownTree(arrays=arrays, stats=placed(cat("stats")))
 
 
 def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
@@ -313,9 +324,8 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None) -> Grow
 
     def add_node(start, size, totals, depth):
         impurity = criterion.impurity(totals)
-        node = {"start": start, "n": size, "stats": totals[:, 0], "impurity": float(impurity[0]),
-                "depth": depth, "feature": -2, "threshold": -2.0,
-                "missing_go_to_left": False, "left": -1, "right": -1}
+        node = {"start": start, "n_node_samples": size, "stats": totals[:, 0],
+                "impurity": float(impurity[0]), "depth": depth, "split": None}
         node_id = len(nodes)
         nodes.append(node)
         if not _can_split(params, depth, np.array(size), criterion.weight(totals)[0],
@@ -341,23 +351,26 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None) -> Grow
         return node_id
 
     add_node(0, n_samples, root_totals, 0)
+    split = []     # ids of the split nodes
     n_splits_left = params.max_leaf_nodes - 1
     while heap and n_splits_left > 0:
         _, node_id = heapq.heappop(heap)
         node = nodes[node_id]
         found, children = node["split"], node["children"]
-        node.update(feature=int(found.feature[0]), threshold=float(found.threshold[0]),
-                    missing_go_to_left=bool(found.missing_go_to_left[0]))
-        start, size, k = node["start"], node["n"], int(found.n_left[0])
-        node["left"] = add_node(start, k, children[:, :1], node["depth"] + 1)
-        node["right"] = add_node(start + k, size - k, children[:, 1:], node["depth"] + 1)
+        start, size, k = node["start"], node["n_node_samples"], int(found.n_left[0])
+        node["children_left"] = add_node(start, k, children[:, :1], node["depth"] + 1)
+        node["children_right"] = add_node(start + k, size - k, children[:, 1:], node["depth"] + 1)
+        split.append(node_id)
         n_splits_left -= 1
 
-    def col(key, dtype=None):
-        return np.array([node[key] for node in nodes], dtype=dtype)
-
-    return GrownTree(children_left=col("left", np.intp), children_right=col("right", np.intp),
-                     feature=col("feature", np.intp), threshold=col("threshold", float),
-                     impurity=col("impurity", float), n_node_samples=col("n", np.intp),
-                     stats=np.array([node["stats"] for node in nodes]),
-                     missing_go_to_left=col("missing_go_to_left", bool))
+    # The arrays in creation order: leaves everywhere, then the split nodes'
+    # children and the "split" arrays of their SplitResult.
+    arrays = _leaf_nodes(len(nodes))
+    for name in ("children_left", "children_right"):
+        arrays[name][split] = [nodes[i][name] for i in split]
+    for f in node_fields("split"):
+        arrays[f.name][split] = [getattr(nodes[i]["split"], f.name)[0] for i in split]
+    for f in node_fields("node"):
+        if f.name in GROWN_NODE_FIELDS:
+            arrays[f.name] = np.array([node[f.name] for node in nodes], dtype=f.dtype)
+    return GrownTree(arrays=arrays, stats=np.array([node["stats"] for node in nodes]))

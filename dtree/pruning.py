@@ -110,7 +110,22 @@ def cost_complexity_path(tree: TreeArrays):
 
 
 def prune_to_alpha(tree: TreeArrays, ccp_alpha: float) -> TreeArrays:
-    """The subtree left by pruning every weakest link of effective alpha <= ``ccp_alpha``."""
+    """The subtree left by pruning every weakest link of effective alpha <= ``ccp_alpha``.
+
+    Parameters
+    ----------
+    tree : TreeArrays
+        A fitted tree.
+    ccp_alpha : float
+        The complexity parameter :math:`\\alpha \\ge 0`.
+
+    Returns
+    -------
+    TreeArrays
+        The pruned tree, its nodes renumbered in depth-first pre-order (left
+        child first); every array of :data:`dtree.tree.NODE_FIELDS` is carried
+        over (:meth:`dtree.tree.TreeArrays.subtree`).
+    """
     _, _, is_leaf = _weakest_link_sequence(tree, alpha_limit=ccp_alpha)
     left, right = tree.children_left, tree.children_right
     # Walk the kept tree in pre-order (left first) to renumber it.
@@ -121,23 +136,7 @@ def prune_to_alpha(tree: TreeArrays, ccp_alpha: float) -> TreeArrays:
         if not is_leaf[node]:
             stack.extend((right[node], left[node]))
     old_ids = np.array(old_ids)
-    new_id = np.full(left.size, -1, dtype=np.intp)
-    new_id[old_ids] = np.arange(old_ids.size)
-    kept_leaf = is_leaf[old_ids]
-    return TreeArrays(
-        children_left=np.where(kept_leaf, -1, new_id[left[old_ids]]),
-        children_right=np.where(kept_leaf, -1, new_id[right[old_ids]]),
-        feature=np.where(kept_leaf, -2, tree.feature[old_ids]),
-        threshold=np.where(kept_leaf, -2.0, tree.threshold[old_ids]),
-        impurity=tree.impurity[old_ids],
-        n_node_samples=tree.n_node_samples[old_ids],
-        weighted_n_node_samples=tree.weighted_n_node_samples[old_ids],
-        value=tree.value[old_ids],
-        missing_go_to_left=np.where(kept_leaf, False, tree.missing_go_to_left[old_ids]),
-        n_features=tree.n_features,
-        n_classes=int(tree.n_classes[0]),
-        copy=False,     # every array above is new
-    )
+    return tree.subtree(old_ids, cut=is_leaf[old_ids])
 
 
 def distinct_alphas(ccp_alphas, rtol: float = 1e-9) -> np.ndarray:

@@ -5,20 +5,28 @@ A node stores what it learned from the training samples that reached it
 internal node, the test it applies and its children.  A multiway node on a
 categorical feature has one child per category; ``categories[i]`` leads to
 ``children[i]``.
+
+A binary CART tree is stored as arrays instead, one entry per node
+(:class:`TreeArrays`, scikit-learn's ``tree_``).  Which arrays there are is
+declared once, in :data:`NODE_FIELDS`: the growers of ``dtree.growth``,
+pruning (:mod:`dtree.pruning`), pickling and :meth:`TreeArrays.to_nodes` all
+read that list, so that a new per-node array is one entry there (and the code
+that computes its values).
 """
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
 
-__all__ = ["Node", "iter_nodes"]
+__all__ = ["NODE_FIELDS", "Node", "NodeField", "iter_nodes"]
 
 # The fields of a Node other than its children (a flat record of one node).
 _NODE_FIELDS = ("node_id", "depth", "n_samples", "value", "impurity", "feature", "threshold",
-                "categories", "gain", "candidate_scores")
+                "categories", "gain", "candidate_scores", "extra")
 
 
 @dataclass(eq=False)
@@ -35,7 +43,8 @@ class Node:
         Number of training samples that reached the node.
     value : ndarray of shape (n_classes,) or (1,)
         Weighted class counts of those samples (counts when unweighted), or
-        for a regression tree the node's prediction.
+        for a regression tree the node's prediction (of shape
+        (n_outputs, n_classes) for a tree of several outputs).
     impurity : float
         The criterion's impurity of the node (entropy in bits for ID3).
     feature : int or None
@@ -53,6 +62,11 @@ class Node:
     candidate_scores : dict
         The score of every feature that competed at this node, by feature
         index (empty when no feature could split the node).
+    extra : dict
+        For a node of a :class:`TreeArrays` tree (:meth:`TreeArrays.to_nodes`):
+        its entry in every array of :data:`NODE_FIELDS` that has no attribute
+        above, by name (``weighted_n_node_samples``, ``missing_go_to_left``, ...).
+        Empty for ID3 and C4.5 trees.
     """
 
     node_id: int
@@ -66,6 +80,7 @@ class Node:
     children: list["Node"] = field(default_factory=list)
     gain: float | None = None
     candidate_scores: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
 
     @property
     def is_leaf(self) -> bool:
@@ -148,6 +163,122 @@ def unflatten_nodes(records, root_rows):
     return [nodes[r] for r in root_rows]
 
 
+# -- the per-node arrays of a binary tree ---------------------------------------
+
+TREE_LEAF = -1          # children_left and children_right of a leaf (scikit-learn's name)
+TREE_UNDEFINED = -2     # feature (and, as -2.0, threshold) of a leaf (scikit-learn's name)
+
+_KINDS = ("child", "split", "node")
+
+
+@dataclass(frozen=True)
+class NodeField:
+    """The declaration of one per-node array of a binary tree (see :data:`NODE_FIELDS`).
+
+    Attributes
+    ----------
+    name : str
+        The attribute of :class:`TreeArrays` (scikit-learn's ``tree_`` name).
+    dtype : numpy dtype
+        Its dtype (arrays given to :class:`TreeArrays` are converted to it).
+    leaf : scalar or None
+        Its value at a leaf, and at a node before it is split: filled in by the
+        growers and restored by pruning.  ``None`` for a ``"node"`` field.
+    doc : str
+        One sentence or two for the :class:`TreeArrays` docstring.
+    kind : {"child", "split", "node"}
+        How the generic code treats it.  ``"child"``: a node id, renumbered
+        whenever the nodes are (``children_left``, ``children_right``).
+        ``"split"``: part of the test of an inner node; the growers read it
+        from the split search's result (the attribute of the same name of
+        ``dtree.splitting.SplitResult``), and pruning a node to a leaf
+        resets it to ``leaf``.  ``"node"``: a number about the node's training
+        samples, defined at every node and kept by pruning; its values come
+        from the grower (``n_node_samples``, ``impurity``) or from the
+        estimator's criterion statistics (``weighted_n_node_samples``,
+        ``value``).
+    axes : tuple of str, default=()
+        Names of the array's axes after the node axis (``value``:
+        ``("n_outputs", "max_n_classes")``); arrays that name an axis agree on
+        its length.  Only ``"node"`` fields have any.
+    """
+
+    name: str
+    dtype: type
+    leaf: object
+    doc: str
+    kind: str
+    axes: tuple = ()
+
+    def __post_init__(self):
+        if self.kind not in _KINDS:
+            raise ValueError(f"kind must be one of {_KINDS}, got {self.kind!r}")
+        if (self.leaf is None) != (self.kind == "node") or (self.axes and self.kind != "node"):
+            raise ValueError(f"{self.name}: a {self.kind!r} field needs "
+                             + ("leaf=None" if self.kind == "node" else "a leaf value and no axes"))
+
+    def shape_doc(self) -> str:
+        """``(node_count, ...)``: the array's shape, as the docstrings write it."""
+        return f"({', '.join(('node_count',) + self.axes)}{'' if self.axes else ','})"
+
+    def full(self, n_nodes, **axis_lengths) -> np.ndarray:
+        """An array of ``n_nodes`` leaves: ``leaf`` everywhere (0 for a "node" field)."""
+        shape = (n_nodes,) + tuple(axis_lengths[a] for a in self.axes)
+        return np.full(shape, 0 if self.leaf is None else self.leaf, dtype=self.dtype)
+
+
+#: The per-node arrays of a binary tree, in the order of scikit-learn's ``Tree``
+#: attributes: the one declaration that the growers (``dtree.growth``),
+#: :class:`TreeArrays` (its constructor, docstring and pickling), pruning
+#: (:func:`dtree.pruning.prune_to_alpha`) and :meth:`TreeArrays.to_nodes` read:
+#: ``children_left``, ``children_right``, ``feature``, ``threshold``,
+#: ``impurity``, ``n_node_samples``, ``weighted_n_node_samples``, ``value`` and
+#: ``missing_go_to_left``, documented under :class:`TreeArrays`.
+#:
+#: :meta hide-value:
+NODE_FIELDS = (
+    NodeField("children_left", np.intp, TREE_LEAF, "Id of the left child (samples with "
+              "``X[:, feature] <= threshold``), -1 at leaves.", "child"),
+    NodeField("children_right", np.intp, TREE_LEAF, "Id of the right child, -1 at leaves.",
+              "child"),
+    NodeField("feature", np.intp, TREE_UNDEFINED, "Tested feature, -2 at leaves.", "split"),
+    NodeField("threshold", np.float64, float(TREE_UNDEFINED),
+              "Threshold of the test, -2.0 at leaves.", "split"),
+    NodeField("impurity", np.float64, None,
+              "Impurity of each node under the fitted criterion.", "node"),
+    NodeField("n_node_samples", np.intp, None,
+              "Training samples (of positive weight) reaching each node.", "node"),
+    NodeField("weighted_n_node_samples", np.float64, None,
+              "Total weight of those samples.", "node"),
+    NodeField("value", np.float64, None, "Class fractions (classifier) or the prediction "
+              "(regressor) of each node, for each output.", "node",
+              axes=("n_outputs", "max_n_classes")),
+    NodeField("missing_go_to_left", np.bool_, False,
+              "Where a missing value (NaN) goes at each split: the side the missing "
+              "training samples of the node went to, or, if the node had none, the child "
+              "with more training samples (right on a tie), as in scikit-learn.  False at "
+              "leaves.", "split"),
+)
+
+
+def node_fields(*kinds) -> tuple:
+    """The fields of :data:`NODE_FIELDS` of the given kinds (all without any), in order.
+
+    Read at every call, so that a field added to the declaration (in a test,
+    by ``monkeypatch``) reaches every user of it.
+    """
+    return tuple(f for f in NODE_FIELDS if not kinds or f.kind in kinds)
+
+
+def _fields_doc(indent=4) -> str:
+    """The numpydoc entries of the declared arrays, for the TreeArrays docstring."""
+    pad = " " * indent
+    return "\n".join(
+        f"{pad}{f.name} : ndarray of shape {f.shape_doc()}, {np.dtype(f.dtype).name}\n"
+        + textwrap.fill(f.doc, 88, initial_indent=pad * 2, subsequent_indent=pad * 2)
+        for f in NODE_FIELDS)
+
+
 # TreeArrays.apply: rows per chunk, and steps between removals of finished rows
 # (a removal costs about as many array operations as a step and is rarer the
 # deeper the tree: every 8 steps was 5-20% faster than every 4 on the benchmark
@@ -173,21 +304,24 @@ class TreeArrays:
     and sends the sample to ``children_left[i]`` if true, else to
     ``children_right[i]``; a sample whose value is missing (NaN) goes left if
     ``missing_go_to_left[i]``.  Leaves have ``children_left == children_right
-    == -1``, ``feature == -2`` and ``threshold == -2.0``.
+    == -1``, ``feature == -2`` and ``threshold == -2.0``.  The arrays are those
+    declared in :data:`NODE_FIELDS`.
 
     Parameters
     ----------
-    children_left, children_right, feature, threshold, impurity, n_node_samples, \
-weighted_n_node_samples, value, missing_go_to_left : array_like
-        The attributes of the same names below, of the shapes given there.
-    n_features, n_classes : int
-        Number of features; number of classes (1 for a regression tree).
+    n_features : int
+        Number of features.
+    n_classes : int or array_like of shape (n_outputs,)
+        Number of classes of each output (1 for a regression tree).
     copy : bool, default=True
         Keep private copies of the arrays.  ``False`` keeps each given array
-        that is an ndarray owning its memory (a view or anything else is
-        still copied) and makes it read-only: for a caller that hands over
-        arrays nobody else holds (``fit``, pruning), so that the tree is
-        not held twice.
+        that is an ndarray of the declared dtype owning its memory (a view or
+        anything else is still copied) and makes it read-only: for a caller
+        that hands over arrays nobody else holds (``fit``, pruning), so that
+        the tree is not held twice.
+    **arrays : array_like
+        One per field of :data:`NODE_FIELDS`, by name (the attributes below of
+        the shapes given there), converted to the field's dtype.
 
     Attributes
     ----------
@@ -200,50 +334,57 @@ weighted_n_node_samples, value, missing_go_to_left : array_like
     n_features : int
         Number of features seen in ``fit``.
     n_outputs : int
-        Always 1.
-    n_classes : ndarray of shape (1,)
-        Number of classes (1 for a regression tree).
-    children_left, children_right : ndarray of shape (node_count,), int
-        Child ids, -1 at leaves.
-    feature : ndarray of shape (node_count,), int
-        Tested feature, -2 at leaves.
-    threshold : ndarray of shape (node_count,), float64
-        Threshold of the test, -2.0 at leaves.
-    impurity : ndarray of shape (node_count,), float64
-        Impurity of each node under the fitted criterion.
-    n_node_samples : ndarray of shape (node_count,), int
-        Training samples (of positive weight) reaching each node.
-    weighted_n_node_samples : ndarray of shape (node_count,), float64
-        Their total weight.
-    value : ndarray of shape (node_count, 1, n_classes or 1)
-        Class fractions (classifier) or the prediction (regressor) per node.
-    missing_go_to_left : ndarray of shape (node_count,), bool
-        Where a missing value (NaN) goes at each split: the side the missing
-        training samples of the node went to, or, if the node had none, the
-        child with more training samples (right on a tie), as in scikit-learn.
-        False at leaves.
+        Number of outputs (``value.shape[1]``; 1 for every tree ``fit`` grows).
+    n_classes : ndarray of shape (n_outputs,)
+        Number of classes of each output (1 for a regression tree).
+    max_n_classes : int
+        ``value.shape[2]``: the largest number of classes of an output.
+{fields}
+
+    Raises
+    ------
+    TypeError
+        If an array of :data:`NODE_FIELDS` is missing or an unknown one is given.
+    ValueError
+        If the arrays disagree on the number of nodes or on the length of an
+        axis, or ``n_classes`` does not give one number per output.
     """
 
-    def __init__(self, *, children_left, children_right, feature, threshold, impurity,
-                 n_node_samples, weighted_n_node_samples, value, missing_go_to_left,
-                 n_features, n_classes, copy=True):
-        arrays = dict(children_left=children_left, children_right=children_right,
-                      feature=feature, threshold=threshold, impurity=impurity,
-                      n_node_samples=n_node_samples,
-                      weighted_n_node_samples=weighted_n_node_samples, value=value,
-                      missing_go_to_left=missing_go_to_left)
-        for name, array in arrays.items():
+    def __init__(self, *, n_features, n_classes, copy=True, **arrays):
+        fields = node_fields()
+        missing = [f.name for f in fields if f.name not in arrays]
+        unknown = sorted(set(arrays) - {f.name for f in fields})
+        if missing or unknown:
+            raise TypeError(f"TreeArrays needs one array per field of NODE_FIELDS: "
+                            f"missing {missing}, unknown {unknown}")
+        lengths = {}        # node_count and the named axes, as the arrays give them
+        for f in fields:
+            array = arrays[f.name]
             # a private copy (or, with copy=False, an array handed over by its
             # only holder: fit does not hold the tree twice; a view is copied,
             # since its base would stay writable) ...
-            if copy or type(array) is not np.ndarray or array.base is not None:
-                array = np.array(array)
+            if (copy or type(array) is not np.ndarray or array.base is not None
+                    or array.dtype != f.dtype):
+                array = np.array(array, dtype=f.dtype)
+            if array.ndim != 1 + len(f.axes):
+                raise ValueError(f"{f.name} must have shape {f.shape_doc()}, "
+                                 f"got {array.shape}")
+            for axis, length in zip(("node_count",) + f.axes, array.shape):
+                if lengths.setdefault(axis, length) != length:
+                    raise ValueError(f"{f.name} has {length} entries along {axis}, "
+                                     f"other arrays {lengths[axis]}")
             array.flags.writeable = False  # ... that nobody can change
-            object.__setattr__(self, name, array)
+            object.__setattr__(self, f.name, array)
+        n_outputs = lengths.get("n_outputs", 1)
+        n_classes = np.array(n_classes, dtype=np.intp).reshape(-1)
+        if n_classes.size != n_outputs:
+            raise ValueError(f"n_classes must give the number of classes of each of the "
+                             f"{n_outputs} outputs, got {n_classes.tolist()}")
         object.__setattr__(self, "node_count", int(self.children_left.size))
         object.__setattr__(self, "n_features", int(n_features))
-        object.__setattr__(self, "n_outputs", 1)
-        object.__setattr__(self, "n_classes", np.array([n_classes], dtype=np.intp))
+        object.__setattr__(self, "n_outputs", int(n_outputs))
+        object.__setattr__(self, "n_classes", n_classes)
+        object.__setattr__(self, "max_n_classes", int(lengths.get("max_n_classes", 1)))
         object.__setattr__(self, "n_leaves", int(np.sum(self.children_left == -1)))
         object.__setattr__(self, "max_depth", int(self._depths().max()))
         # apply's tables, indexed by 2 t (node t): child2[2 t + go_left] is
@@ -274,8 +415,9 @@ weighted_n_node_samples, value, missing_go_to_left : array_like
     def __reduce__(self):
         # Pickle and copy the arrays, and rebuild through __init__: the copy is
         # read-only again and its routing tables are recomputed from the arrays.
-        arrays = {name: getattr(self, name) for name in _TREE_ARRAY_NAMES}
-        return _tree_arrays_from, (arrays, self.n_features, int(self.n_classes[0]))
+        arrays = {f.name: getattr(self, f.name) for f in node_fields()}
+        n_classes = int(self.n_classes[0]) if self.n_outputs == 1 else self.n_classes.tolist()
+        return _tree_arrays_from, (arrays, self.n_features, n_classes)
 
     def __repr__(self) -> str:
         return (f"TreeArrays(node_count={self.node_count}, n_leaves={self.n_leaves}, "
@@ -369,19 +511,79 @@ weighted_n_node_samples, value, missing_go_to_left : array_like
         return csr_matrix((np.ones(r.size, dtype=np.intp), (r[order], c[order])),
                           shape=(X.shape[0], self.node_count))
 
+    def subtree(self, nodes, cut) -> TreeArrays:
+        """The tree of the given nodes, in their given order, some of them cut to leaves.
+
+        Every array of :data:`NODE_FIELDS` is taken at ``nodes``; child ids
+        are renumbered to positions in ``nodes``, and at the nodes cut to
+        leaves the ``"child"`` and ``"split"`` arrays are reset to their leaf
+        values (:func:`dtree.pruning.prune_to_alpha`).
+
+        Parameters
+        ----------
+        nodes : ndarray of shape (n_kept,), int
+            Ids of the kept nodes, in their new order (the root first); the
+            children of a kept node that is not cut must be kept.
+        cut : ndarray of shape (n_kept,), bool
+            Which kept nodes become leaves (their descendants are not kept).
+
+        Returns
+        -------
+        TreeArrays
+            With ``node_count == n_kept``; the arrays are new.
+        """
+        nodes = np.asarray(nodes, dtype=np.intp)
+        cut = np.asarray(cut, dtype=bool)
+        new_id = np.full(self.node_count, TREE_LEAF, dtype=np.intp)
+        new_id[nodes] = np.arange(nodes.size)
+        arrays = {}
+        for f in node_fields():
+            kept = getattr(self, f.name)[nodes]
+            if f.kind == "child":
+                kept = new_id[kept]        # a leaf's -1 reads new_id[-1]: reset below
+            if f.kind != "node":
+                kept = np.where(cut, np.array(f.leaf, dtype=f.dtype), kept)
+            arrays[f.name] = kept
+        n_classes = int(self.n_classes[0]) if self.n_outputs == 1 else self.n_classes
+        return type(self)(**arrays, n_features=self.n_features, n_classes=n_classes,
+                          copy=False)     # every array above is new
+
     def to_nodes(self, *, classification: bool) -> Node:
-        """The same tree as linked :class:`Node` objects (pre-order ids of this tree)."""
+        """The same tree as linked :class:`Node` objects (pre-order ids of this tree).
+
+        Parameters
+        ----------
+        classification : bool
+            Whether ``value`` holds class fractions (a :class:`Node` holds
+            weighted class counts: the fractions times
+            ``weighted_n_node_samples``) or predictions (kept as they are).
+
+        Returns
+        -------
+        Node
+            The root.  Each array of :data:`NODE_FIELDS` is a :class:`Node`
+            attribute (``n_node_samples`` as ``n_samples``; ``feature`` and
+            ``threshold`` None at leaves; ``value`` of shape (n_classes,) for
+            one output) or an entry of its ``extra`` dict.
+        """
+        own = {"children_left", "children_right", "feature", "threshold", "impurity",
+               "n_node_samples", "value"}
+        extra = [f for f in node_fields() if f.name not in own]
+        columns = {f.name: getattr(self, f.name) if f.axes else getattr(self, f.name).tolist()
+                   for f in extra}
         nodes = []
         depth = self._depths()
         for i in range(self.node_count):
-            value = self.value[i, 0]
+            value = self.value[i, 0] if self.n_outputs == 1 else self.value[i]
             if classification:
                 value = value * self.weighted_n_node_samples[i]  # fractions -> weighted counts
             inner = self.children_left[i] >= 0
             nodes.append(Node(node_id=i, depth=int(depth[i]), n_samples=int(self.n_node_samples[i]),
                               value=np.array(value), impurity=float(self.impurity[i]),
                               feature=int(self.feature[i]) if inner else None,
-                              threshold=float(self.threshold[i]) if inner else None))
+                              threshold=float(self.threshold[i]) if inner else None,
+                              extra={name: np.array(column[i]) if isinstance(column, np.ndarray)
+                                     else column[i] for name, column in columns.items()}))
         for i in np.flatnonzero(self.children_left >= 0):
             nodes[i].children = [nodes[self.children_left[i]], nodes[self.children_right[i]]]
         return nodes[0]
@@ -409,10 +611,14 @@ weighted_n_node_samples, value, missing_go_to_left : array_like
         return importances
 
 
-_TREE_ARRAY_NAMES = ("children_left", "children_right", "feature", "threshold", "impurity",
-                     "n_node_samples", "weighted_n_node_samples", "value", "missing_go_to_left")
+TreeArrays.__doc__ = TreeArrays.__doc__.replace("{fields}", _fields_doc())
 
 
 def _tree_arrays_from(arrays, n_features, n_classes):
-    """Unpickle a TreeArrays (its arrays are new and owned: kept, made read-only)."""
+    """Unpickle a TreeArrays (its arrays are new and owned: kept, made read-only).
+
+    ``arrays`` holds one array per field of :data:`NODE_FIELDS` by name, and
+    ``n_classes`` is an int (one output) or a list (one per output); pickles
+    of earlier versions (an int, the same nine arrays) load unchanged.
+    """
     return TreeArrays(**arrays, n_features=n_features, n_classes=n_classes, copy=False)
