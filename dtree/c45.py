@@ -19,24 +19,23 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dtree._base import (
-    BaseEstimator,
-    ClassifierMixin,
-    NodeTreeMixin,
+from dtree._base import BaseEstimator, ClassifierMixin, NodeTreeMixin
+from dtree._validation import (
+    check_categorical_X,
     check_float_param,
     check_int_param,
     check_is_fitted,
     check_predict_X,
+    check_sample_weight,
     check_target,
+    encode,
     feature_names_of,
 )
-from dtree._validation import check_sample_weight, encode
 from dtree.exceptions import InvalidParameterError
-from dtree.information import _entropy_of_counts
+from dtree.information import _class_weights, _entropy_of_counts
 from dtree.multiway import (
     TIE_TOLERANCE,
     SplitCandidate,
-    _class_weights,
     nominal_split,
     threshold_split,
 )
@@ -413,7 +412,7 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         """
         max_depth, min_leaf = self._check_params()
         names = feature_names_of(X)
-        array = _as_object_array(X)
+        array = check_categorical_X(X, estimator_name="C45Classifier", allow_missing=True)
         labels = check_target(y, array.shape[0])
         weight = check_sample_weight(sample_weight, array.shape[0])
         self.is_categorical_ = self._categorical_mask(X, array, names)
@@ -518,12 +517,6 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
 def _is_number(value) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
         value, (bool, np.bool_))
-
-
-def _as_object_array(X) -> np.ndarray:
-    from dtree._base import check_categorical_X
-
-    return check_categorical_X(X, estimator_name="C45Classifier", allow_missing=True)
 
 
 def _branch_fractions(node: Node) -> np.ndarray:

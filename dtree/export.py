@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtree._base import check_is_fitted
+from dtree._validation import check_is_fitted
 from dtree.tree import Node, iter_nodes
 
 __all__ = ["export_text", "export_graphviz", "export_rules", "export_trace", "tree_rules", "Condition",

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtree.information import _entropy_of_counts
+from dtree.information import _class_weights, _entropy_of_counts
 
 __all__ = ["SplitCandidate", "nominal_split", "threshold_split"]
 
@@ -79,10 +79,6 @@ class SplitCandidate:
         if self.split_information <= TIE_TOLERANCE:
             return float("nan")
         return self.gain / self.split_information
-
-
-def _class_weights(y, w, n_classes):
-    return np.bincount(y, weights=w, minlength=n_classes)
 
 
 def nominal_split(codes, y, w, n_categories, n_classes, min_samples_leaf=2.0):

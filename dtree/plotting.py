@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtree._base import check_is_fitted
+from dtree._validation import check_is_fitted
 from dtree.exceptions import InvalidParameterError
 from dtree.export import _is_classifier, _names
 from dtree.tree import Node, iter_nodes
