@@ -288,6 +288,7 @@ def same_tree(a, b, *, rtol: float = 1e-9, atol: float = 1e-12, n_samples: bool 
     Returns
     -------
     bool
+        True if the walk meets no difference.
 
     Raises
     ------
