@@ -1,7 +1,11 @@
-"""Input checks shared by the package.
+"""Input checks shared by the package: every check of data and parameters.
 
 Every check names the argument it rejects, says what was expected and shows
 what came, and never modifies its input (arrays are copied or only read).
+The sections: numbers and distributions (:mod:`dtree.information`), sample
+weights, shapes, dtypes and labels; the fitted state and parameters; feature
+names; categorical ``X`` and class labels (ID3, C4.5); numeric ``X`` (CART).
+Parameters are checked by ``fit``, never by ``__init__``.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import warnings
 
 import numpy as np
 import pandas as pd
+
+from dtree.exceptions import DataConversionWarning, InvalidParameterError, NotFittedError
 
 # Tolerance for "probabilities sum to 1": a few thousand ulps, far below any
 # difference a reader could mean.
@@ -199,3 +205,345 @@ def encode(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     except TypeError:
         codes, uniques = pd.factorize(values, sort=False)
     return codes.astype(np.intp), np.asarray(uniques)
+
+
+# --- the fitted state and parameters --------------------------------------------------
+
+def check_is_fitted(estimator, attribute: str) -> None:
+    """Raise ``NotFittedError`` unless ``estimator`` has the fitted ``attribute``."""
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(
+            f"This {type(estimator).__name__} instance is not fitted yet: "
+            "call 'fit' with appropriate arguments before using this estimator."
+        )
+
+
+def check_int_param(value, name: str, *, low: int, allow_none: bool = False):
+    """Return the parameter ``value`` as an int >= ``low`` (or None if allowed)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        expected = f"None or an int >= {low}" if allow_none else f"an int >= {low}"
+        raise InvalidParameterError(f"{name} must be {expected}, got {value!r}")
+    return int(value)
+
+
+def check_float_param(value, name: str, *, low: float = 0.0):
+    """Return the parameter ``value`` as a finite float >= ``low``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= low \
+            or not np.isfinite(value):
+        raise InvalidParameterError(f"{name} must be a finite float >= {low}, got {value!r}")
+    return float(value)
+
+
+# --- feature names --------------------------------------------------------------------
+
+def feature_names_of(X):
+    """Column names of a DataFrame whose column names are all strings, else None."""
+    if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+        return np.asarray(X.columns, dtype=object)
+    return None
+
+
+def check_feature_names(estimator, X) -> None:
+    """Raise ``ValueError`` if ``X`` has column names other than those ``fit`` saw.
+
+    Only when both are known: ``X`` a DataFrame with string column names and
+    the estimator fitted on one (``feature_names_in_``).
+    """
+    names = feature_names_of(X)
+    fitted_names = getattr(estimator, "feature_names_in_", None)
+    if names is not None and fitted_names is not None and list(names) != list(fitted_names):
+        raise ValueError(
+            f"The feature names of X {list(names)} differ from those seen in fit "
+            f"{list(fitted_names)} (names and order must match)")
+
+
+# --- categorical X and class labels (ID3, C4.5) ---------------------------------------
+
+def _is_missing(value) -> bool:
+    return (value is None or value is pd.NA or value is pd.NaT
+            or (isinstance(value, (float, np.floating)) and value != value))
+
+
+def _value_kind(kind: type) -> str:
+    if issubclass(kind, (bool, np.bool_)):
+        return "bool"
+    if issubclass(kind, numbers.Number):
+        return "number"
+    if issubclass(kind, (str, bytes)):
+        return "string"
+    return kind.__name__
+
+
+def check_value_kinds(values, what: str) -> None:
+    """Refuse values that are unhashable, or that mix kinds Python would call equal.
+
+    ``True == 1 == 1.0`` and they hash alike, so a dict or ``np.unique`` would
+    merge such labels or categories into one; strings and numbers cannot even
+    be sorted together.  scikit-learn refuses a mix of label types too.
+    Missing values (None, NaN) are left out.
+
+    Raises
+    ------
+    TypeError
+        If a value is unhashable (a list, a dict, an array).
+    ValueError
+        If the values mix bools, other numbers, strings or other types.
+    """
+    types = set(map(type, values))
+    for kind in types:
+        if kind.__hash__ is None:
+            example = next(v for v in values if type(v) is kind)
+            raise TypeError(f"{what} must be hashable values (numbers, strings, ...), got a "
+                            f"{kind.__name__}: {example!r}")
+    kinds = {_value_kind(kind) for kind in types}
+    if len(kinds) > 1:      # look again without the missing values (None, NaN, pd.NA, NaT)
+        kinds = {_value_kind(type(v)) for v in values if not _is_missing(v)}
+    if len(kinds) > 1:
+        why = ("Python calls True == 1, so they would be merged into one"
+               if {"bool", "number"} <= kinds else "they cannot be ordered together")
+        raise ValueError(f"Mix of label input types ({', '.join(sorted(kinds))}) in {what}: "
+                         f"{why}; convert them to one type")
+
+
+def check_categorical_X(X, *, estimator_name: str, allow_missing: bool = False) -> np.ndarray:
+    """Return ``X`` as a 2-D object array (a copy; the caller's data is never touched).
+
+    Values of any hashable type are categories (a complex number inside a
+    list or an object array too); an array of complex *dtype*, a sparse
+    matrix, ragged rows and a shape other than (n >= 1, d >= 1) are refused.
+    """
+    check_dense(X)
+    if isinstance(X, pd.DataFrame):
+        array = X.to_numpy(dtype=object, copy=True)
+    else:
+        if not isinstance(X, (list, tuple)):   # an array or array-like (lists keep their types)
+            X = np.asarray(X)
+            check_real(X)
+        array = np.array(X, dtype=object, copy=True)
+        if array.ndim == 1 and array.size and isinstance(array[0], (list, tuple, np.ndarray)):
+            lengths = sorted({len(row) for row in array})
+            raise ValueError(f"X must be 2-D of shape (n_samples, n_features), but its rows "
+                             f"have different lengths: {lengths}")
+    check_2d_shape(array.shape)
+    for j in range(array.shape[1]):
+        check_value_kinds(array[:, j].tolist(), f"column {j} of X")
+    if not allow_missing:
+        missing = pd.isna(array)
+        if missing.any():
+            row, col = map(int, np.argwhere(missing)[0])
+            raise ValueError(
+                f"X has {int(missing.sum())} missing value(s) (first at row {row}, column {col}); "
+                f"{estimator_name} does not handle missing values"
+            )
+    return array
+
+
+def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
+    """Return the target ``y`` as a 1-D array of length ``n_samples``.
+
+    With ``labels`` (classifiers), ``y`` holds class labels of any hashable
+    type, none missing; float labels must be finite whole numbers (a
+    classifier refuses a continuous target, as scikit-learn's do: a regression
+    target passed by mistake would otherwise make one class per value), unless
+    ``y`` is a pandas categorical, whose categories are labels by declaration.
+    Without, only the shape is checked (the regressor checks the values).
+    """
+    if y is None:
+        raise ValueError("This estimator requires y to be passed, but the target y is None")
+    if (labels and isinstance(y, (list, tuple))
+            and not any(isinstance(v, (list, tuple, np.ndarray)) for v in y)):
+        check_value_kinds(y, "y")       # before NumPy turns [True, 1] into [1, 1]
+    array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+    if array.ndim == 2 and array.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                      "the shape of y to (n_samples,), for example using ravel().",
+                      DataConversionWarning, stacklevel=4)
+        array = array.ravel()
+    if array.ndim != 1:
+        raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {array.shape}")
+    if array.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} samples but y has {array.shape[0]}")
+    if not labels:
+        return array
+    if array.dtype.kind == "O":
+        check_value_kinds(array.tolist(), "y")
+    if np.any(pd.isna(array)):
+        raise ValueError("y has missing values; every sample needs a class label")
+    if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
+        return array              # declared categories are labels, whatever their values
+    numbers = array
+    if array.dtype.kind == "O" and all(isinstance(v, (float, np.floating))
+                                       for v in array.tolist()):
+        numbers = array.astype(np.float64)      # floats stored as objects: the same rule
+    if numbers.dtype.kind == "f":
+        if not np.all(np.isfinite(numbers)):
+            raise ValueError("y contains infinity; class labels must be finite")
+        fractional = numbers != np.round(numbers)
+        if np.any(fractional):
+            raise ValueError(
+                "Unknown label type: continuous. y holds non-integer numbers such as "
+                f"{float(numbers[fractional][0])!r}; a classifier needs class labels "
+                "(use DecisionTreeRegressor for a numeric target, or pass y as a "
+                "categorical Series if these numbers are labels)")
+    return array
+
+
+def check_predict_X(estimator, X, *, allow_missing: bool = False) -> np.ndarray:
+    """Validate ``X`` at predict time against what ``fit`` saw."""
+    array = check_categorical_X(X, estimator_name=type(estimator).__name__,
+                                allow_missing=allow_missing)
+    check_n_features(array.shape[1], estimator)
+    check_feature_names(estimator, X)
+    return array
+
+
+# --- numeric X and the parameters of CART ---------------------------------------------
+
+def as_numeric_array(X, name="X", *, min_samples=1) -> np.ndarray:
+    """``X`` as a real NumPy array of shape (n_samples, n_features), of bool, int or float dtype.
+
+    The caller's array itself where it is one (no copy), a DataFrame's values
+    as they are if all its columns are float32, else a float64 array.
+    Refuses sparse matrices and non-numeric values (``TypeError``), complex
+    numbers and shapes other than (n >= ``min_samples``, d >= 1)
+    (``ValueError``).  Shared by fit and predict, which then check the values.
+    """
+    check_dense(X, name)
+    if isinstance(X, pd.DataFrame):
+        non_numeric = [c for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t)
+                                                            or pd.api.types.is_bool_dtype(t))]
+        if non_numeric:
+            raise TypeError(
+                f"{name} must be numeric; column(s) {non_numeric[:5]} are not "
+                "(encode categories as numbers, or use ID3Classifier / C45Classifier)"
+            )
+        complex_columns = [c for c, t in X.dtypes.items() if pd.api.types.is_complex_dtype(t)]
+        if complex_columns:
+            raise ValueError(f"Complex data not supported: {name} column(s) "
+                             f"{complex_columns[:5]} are complex")
+        if X.shape[1] and all(t == np.float32 for t in X.dtypes):
+            array = X.to_numpy()     # float32 as it is: no float64 copy (same values)
+        else:
+            array = X.to_numpy(dtype=np.float64)
+    else:
+        array = np.asarray(X)
+        check_real(array, name)
+        if array.dtype.kind in "OUS":
+            array = as_float64(array, name)
+        elif array.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
+    check_2d_shape(array.shape, name, min_samples=min_samples)
+    return array
+
+
+def check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
+    """``X`` as a float array of shape (n_samples, n_features), its values float32's.
+
+    A float32 or float64 NumPy array, and the values of a DataFrame whose
+    columns are all float32, are returned as they are (no copy: the tree
+    reads ``float32(X[i, f])``, the value scikit-learn's float32 copy of X
+    holds); anything else is converted once to float32, feature-major.
+    Strings, infinite values and values beyond float32's range are rejected;
+    NaN (a missing value) is kept, unless ``missing_error`` is given: then NaN
+    raises ``ValueError`` with that reason appended.
+    """
+    array = as_numeric_array(X, name)
+    if array.dtype.kind != "f":     # integers and booleans: always finite
+        return np.ascontiguousarray(array.T, dtype=np.float32).T
+    with np.errstate(over="ignore", invalid="ignore"):
+        overall = float(np.sum(array))   # inf, or NaN, if any entry is: one pass, no copy
+        # The extreme values, cast to float32: infinite if they leave its range.
+        extremes = np.array([np.fmin.reduce(array, axis=None),
+                             np.fmax.reduce(array, axis=None)]).astype(np.float32)
+    if not np.isfinite(overall):
+        if np.isinf(array).any():
+            raise ValueError(f"{name} contains infinite values; finite numbers (or NaN for "
+                             "a missing value) are required")
+        if missing_error is not None and np.isnan(array).any():
+            raise ValueError(f"{name} contains NaN; {missing_error}")
+    if np.isinf(extremes).any():
+        raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
+    if array.dtype.isnative and (array.dtype == np.float32 or (
+            isinstance(X, np.ndarray) and array.dtype == np.float64)):
+        # The caller's array (or float32 DataFrame's values), read in place (never written)
+        return array
+    # Feature-major storage (an F-ordered view of a C-ordered (n_features,
+    # n_samples) array): the tree reads one feature at a time.
+    return np.ascontiguousarray(array.T, dtype=np.float32).T
+
+
+def check_numeric_predict_X(estimator, X, *, missing_error=None) -> np.ndarray:
+    """``X`` at CART's predict time, as float32 (no copy if it already is float32).
+
+    Checks the feature names and their number against ``fit``, refuses
+    infinite values and values beyond float32's range, and NaN if
+    ``missing_error`` (the reason, appended to the message) is given.
+    """
+    check_feature_names(estimator, X)
+    array = as_numeric_array(X, min_samples=0)
+    check_n_features(array.shape[1], estimator)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # beyond float32's range: inf, refused below; float32 X is read as it is
+        X32 = array.astype(np.float32, copy=False)
+        overall = float(np.sum(X32))  # inf or NaN if any entry is: one fast pass
+    if not np.isfinite(overall):
+        if np.isinf(array).any():
+            raise ValueError("X contains infinite values; finite numbers (or NaN for a "
+                             "missing value) are required")
+        if not np.isfinite(X32[~np.isnan(X32)]).all():
+            raise ValueError("X has values too large for float32 (|x| > 3.4e38)")
+        if missing_error is not None and np.isnan(X32).any():
+            raise ValueError(f"X contains NaN; {missing_error}")
+    return X32
+
+
+def missing_values_unsupported(criterion_name):
+    """Why NaN in X is refused with this criterion, or None if missing values are supported."""
+    if criterion_name == "absolute_error":
+        return ("criterion='absolute_error' does not support missing values (as in "
+                "scikit-learn); impute them, or use criterion='squared_error' or 'poisson'")
+    return None
+
+
+def check_max_features(value, n_features):
+    """The number of features a CART split draws, from the parameter ``max_features``."""
+    if value is None:
+        return n_features
+    if isinstance(value, str):
+        if value == "sqrt":
+            return max(1, int(np.sqrt(n_features)))
+        if value == "log2":
+            return max(1, int(np.log2(n_features)))
+    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if 1 <= value <= n_features:
+            return int(value)
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if 0.0 < value <= 1.0:
+            return max(1, int(value * n_features))
+    raise InvalidParameterError(
+        "max_features must be None, 'sqrt', 'log2', an int in [1, n_features] or a float in "
+        f"(0, 1], got {value!r} (n_features={n_features})"
+    )
+
+
+def random_generator(random_state, *, needed):
+    """The generator behind feature draws, tie ranks and random thresholds.
+
+    ``None`` gives no generator (exhaustive, deterministic search; ties to the
+    lowest feature index) unless randomness is needed (``max_features`` below
+    the number of features, or the random splitter), in which case a freshly
+    seeded one; an int seeds a new generator; a ``numpy.random.Generator`` is
+    used as it is.
+    """
+    if random_state is None:
+        return np.random.default_rng() if needed else None
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
+            and random_state >= 0:
+        return np.random.default_rng(int(random_state))
+    raise InvalidParameterError(
+        f"random_state must be None, a non-negative int or a numpy.random.Generator, "
+        f"got {random_state!r}")

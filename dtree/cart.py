@@ -32,26 +32,24 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import pandas as pd
 
-from dtree._base import (
-    BaseEstimator,
-    ClassifierMixin,
-    check_float_param,
-    check_int_param,
-    check_is_fitted,
-    check_target,
-    feature_names_of,
-)
+from dtree._base import BaseEstimator, ClassifierMixin
 from dtree._validation import (
     MAX_TOTAL_WEIGHT,
     as_float64,
-    check_2d_shape,
-    check_dense,
-    check_n_features,
+    check_float_param,
+    check_int_param,
+    check_is_fitted,
+    check_max_features,
+    check_numeric_predict_X,
+    check_numeric_X,
     check_real,
     check_sample_weight,
+    check_target,
     encode,
+    feature_names_of,
+    missing_values_unsupported,
+    random_generator,
 )
 from dtree.criteria import get_criterion
 from dtree.exceptions import InvalidParameterError
@@ -60,127 +58,6 @@ from dtree.pruning import cost_complexity_path, prune_to_alpha
 from dtree.tree import TreeArrays
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
-
-
-def _numeric_array(X, name="X", *, min_samples=1) -> np.ndarray:
-    """``X`` as a real NumPy array of shape (n_samples, n_features), of bool, int or float dtype.
-
-    The caller's array itself where it is one (no copy), a DataFrame's values
-    as they are if all its columns are float32, else a float64 array.  Refuses sparse matrices and non-numeric values (``TypeError``),
-    complex numbers and shapes other than (n >= ``min_samples``, d >= 1)
-    (``ValueError``).  Shared by fit and predict, which then check the values.
-    """
-    check_dense(X, name)
-    if isinstance(X, pd.DataFrame):
-        non_numeric = [c for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t)
-                                                            or pd.api.types.is_bool_dtype(t))]
-        if non_numeric:
-            raise TypeError(
-                f"{name} must be numeric; column(s) {non_numeric[:5]} are not "
-                "(encode categories as numbers, or use ID3Classifier / C45Classifier)"
-            )
-        complex_columns = [c for c, t in X.dtypes.items() if pd.api.types.is_complex_dtype(t)]
-        if complex_columns:
-            raise ValueError(f"Complex data not supported: {name} column(s) "
-                             f"{complex_columns[:5]} are complex")
-        if X.shape[1] and all(t == np.float32 for t in X.dtypes):
-            array = X.to_numpy()     # float32 as it is: no float64 copy (same values)
-        else:
-            array = X.to_numpy(dtype=np.float64)
-    else:
-        array = np.asarray(X)
-        check_real(array, name)
-        if array.dtype.kind in "OUS":
-            array = as_float64(array, name)
-        elif array.dtype.kind not in "biuf":
-            raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
-    check_2d_shape(array.shape, name, min_samples=min_samples)
-    return array
-
-
-def _check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
-    """``X`` as a float array of shape (n_samples, n_features), its values float32's.
-
-    A float32 or float64 NumPy array, and the values of a DataFrame whose
-    columns are all float32, are returned as they are (no copy: the tree
-    reads ``float32(X[i, f])``, the value scikit-learn's float32 copy of X
-    holds); anything else is converted once to float32, feature-major.
-    Strings, infinite values and values beyond float32's range are rejected;
-    NaN (a missing value) is kept, unless ``missing_error`` is given: then NaN
-    raises ``ValueError`` with that reason appended.
-    """
-    array = _numeric_array(X, name)
-    if array.dtype.kind != "f":     # integers and booleans: always finite
-        return np.ascontiguousarray(array.T, dtype=np.float32).T
-    with np.errstate(over="ignore", invalid="ignore"):
-        overall = float(np.sum(array))   # inf, or NaN, if any entry is: one pass, no copy
-        # The extreme values, cast to float32: infinite if they leave its range.
-        extremes = np.array([np.fmin.reduce(array, axis=None),
-                             np.fmax.reduce(array, axis=None)]).astype(np.float32)
-    if not np.isfinite(overall):
-        if np.isinf(array).any():
-            raise ValueError(f"{name} contains infinite values; finite numbers (or NaN for "
-                             "a missing value) are required")
-        if missing_error is not None and np.isnan(array).any():
-            raise ValueError(f"{name} contains NaN; {missing_error}")
-    if np.isinf(extremes).any():
-        raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
-    if array.dtype.isnative and (array.dtype == np.float32 or (
-            isinstance(X, np.ndarray) and array.dtype == np.float64)):
-        # The caller's array (or float32 DataFrame's values), read in place (never written)
-        return array
-    # Feature-major storage (an F-ordered view of a C-ordered (n_features,
-    # n_samples) array): the tree reads one feature at a time.
-    return np.ascontiguousarray(array.T, dtype=np.float32).T
-
-
-def _missing_unsupported(criterion_name):
-    """Why NaN in X is refused with this criterion, or None if missing values are supported."""
-    if criterion_name == "absolute_error":
-        return ("criterion='absolute_error' does not support missing values (as in "
-                "scikit-learn); impute them, or use criterion='squared_error' or 'poisson'")
-    return None
-
-
-def _max_features(value, n_features):
-    if value is None:
-        return n_features
-    if isinstance(value, str):
-        if value == "sqrt":
-            return max(1, int(np.sqrt(n_features)))
-        if value == "log2":
-            return max(1, int(np.log2(n_features)))
-    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        if 1 <= value <= n_features:
-            return int(value)
-    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
-        if 0.0 < value <= 1.0:
-            return max(1, int(value * n_features))
-    raise InvalidParameterError(
-        "max_features must be None, 'sqrt', 'log2', an int in [1, n_features] or a float in "
-        f"(0, 1], got {value!r} (n_features={n_features})"
-    )
-
-
-def _random_generator(random_state, *, needed):
-    """The generator behind feature draws, tie ranks and random thresholds.
-
-    ``None`` gives no generator (exhaustive, deterministic search; ties to the
-    lowest feature index) unless randomness is needed (``max_features`` below
-    the number of features, or the random splitter), in which case a freshly
-    seeded one; an int seeds a new generator; a ``numpy.random.Generator`` is
-    used as it is.
-    """
-    if random_state is None:
-        return np.random.default_rng() if needed else None
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
-            and random_state >= 0:
-        return np.random.default_rng(int(random_state))
-    raise InvalidParameterError(
-        f"random_state must be None, a non-negative int or a numpy.random.Generator, "
-        f"got {random_state!r}")
 
 
 class _BaseDecisionTree(BaseEstimator):
@@ -228,7 +105,7 @@ class _BaseDecisionTree(BaseEstimator):
 
     def _input_tags(self):
         # NaN is a missing value for every criterion but the absolute error
-        return {"allow_nan": _missing_unsupported(self.criterion) is None}
+        return {"allow_nan": missing_values_unsupported(self.criterion) is None}
 
     # -- fitting -----------------------------------------------------------------
 
@@ -238,7 +115,7 @@ class _BaseDecisionTree(BaseEstimator):
         names = feature_names_of(X)
         # The caller's array itself if it is float32/float64 (read, never
         # written: no copy of X is made for the fit), else a float32 copy.
-        X_fit = _check_numeric_X(X, missing_error=_missing_unsupported(criterion.name))
+        X_fit = check_numeric_X(X, missing_error=missing_values_unsupported(criterion.name))
         n_samples, n_features = X_fit.shape
         target = self._encode_target(y, n_samples, criterion)
         n_outputs = 1 if target.ndim == 1 else target.shape[1]   # 1: y is 1-D (checked)
@@ -256,9 +133,9 @@ class _BaseDecisionTree(BaseEstimator):
             if np.any(target < 0) or np.sum(target * weight) <= 0:
                 raise ValueError("criterion='poisson' needs y >= 0 with a positive (weighted) sum")
         params = self._validated_params(n_samples, weight.sum())
-        max_features = _max_features(self.max_features, n_features)
+        max_features = check_max_features(self.max_features, n_features)
         params.max_features, params.splitter = max_features, self.splitter
-        rng = _random_generator(self.random_state,
+        rng = random_generator(self.random_state,
                                 needed=max_features < n_features or self.splitter == "random")
 
         self.n_features_in_ = n_features
@@ -316,28 +193,8 @@ class _BaseDecisionTree(BaseEstimator):
 
     def _check_predict_X(self, X):
         check_is_fitted(self, "tree_")
-        names = feature_names_of(X)
-        fitted_names = getattr(self, "feature_names_in_", None)
-        if names is not None and fitted_names is not None and list(names) != list(fitted_names):
-            raise ValueError(
-                f"The feature names of X {list(names)} differ from those seen in fit "
-                f"{list(fitted_names)} (names and order must match)")
-        array = _numeric_array(X, min_samples=0)
-        check_n_features(array.shape[1], self)
-        with np.errstate(over="ignore", invalid="ignore"):
-            # beyond float32's range: inf, refused below; float32 X is read as it is
-            X32 = array.astype(np.float32, copy=False)
-            overall = float(np.sum(X32))  # inf or NaN if any entry is: one fast pass
-        if not np.isfinite(overall):
-            if np.isinf(array).any():
-                raise ValueError("X contains infinite values; finite numbers (or NaN for a "
-                                 "missing value) are required")
-            if not np.isfinite(X32[~np.isnan(X32)]).all():
-                raise ValueError("X has values too large for float32 (|x| > 3.4e38)")
-            reason = _missing_unsupported(self.criterion)
-            if reason is not None and np.isnan(X32).any():
-                raise ValueError(f"X contains NaN; {reason}")
-        return X32
+        return check_numeric_predict_X(
+            self, X, missing_error=missing_values_unsupported(self.criterion))
 
     def apply(self, X):
         """Index of the leaf that each sample reaches.

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtree._base import check_is_fitted
+from dtree._validation import check_is_fitted
 from dtree.tree import Node, iter_nodes
 
 __all__ = ["export_text", "export_graphviz", "export_rules", "export_trace", "tree_rules", "Condition",
@@ -65,6 +65,73 @@ def _edge_texts(node: Node, feature_names, decimals=2) -> list[str]:
 
 def _majority(node: Node, class_names) -> str:
     return class_names[int(np.argmax(node.value))]
+
+
+def _node_lines(node: Node, feature_names, *, number, value: str, criterion=None, samples=None,
+                class_name=None, show_labels: bool = True) -> list[str]:
+    """The lines of a node's box, shared by :func:`export_graphviz` and ``plot_tree``.
+
+    In this order: the test of an internal node (``name <= threshold`` for a
+    binary node, ``name?`` for a multiway one), the impurity (if ``criterion``
+    names it), the samples, the value and the class (if ``class_name`` is
+    given).  With ``show_labels`` each line but the test reads
+    ``field = text`` (``samples = 14``), else only ``text``.
+
+    Parameters
+    ----------
+    node : Node
+        The node.
+    feature_names : list of str
+        Names of the features.
+    number : callable
+        Formats a threshold or an impurity (a float) as text.
+    value : str
+        The value as text (class counts or fractions, or a regression value).
+    criterion : str or None, default=None
+        Name of the impurity; ``None`` leaves the impurity out.
+    samples : str or None, default=None
+        The samples as text; ``None`` writes ``node.n_samples``.
+    class_name : str or None, default=None
+        The predicted class; ``None`` (a regressor) leaves the line out.
+    show_labels : bool, default=True
+        Write the field names.
+
+    Returns
+    -------
+    list of str
+    """
+    def line(field, text):
+        return f"{field} = {text}" if show_labels else text
+
+    lines = []
+    if not node.is_leaf:
+        name = feature_names[node.feature]
+        lines.append(f"{name} <= {number(node.threshold)}" if node.threshold is not None
+                     else f"{name}?")
+    if criterion is not None:
+        lines.append(line(criterion, number(node.impurity)))
+    lines.append(line("samples", str(node.n_samples) if samples is None else samples))
+    lines.append(line("value", value))
+    if class_name is not None:
+        lines.append(line("class", class_name))
+    return lines
+
+
+def _edge_labels(node: Node, is_root: bool) -> list[str]:
+    """Labels of the edges out of an internal node, in the order of its children.
+
+    A multiway node's categories; "True" and "False" under a binary root, as
+    scikit-learn writes them; no label (``""``) under other binary nodes.
+    """
+    if node.threshold is None:
+        return [str(category) for category in node.categories]
+    return ["True", "False"] if is_root else ["", ""]
+
+
+def _criterion_name(estimator) -> str:
+    """The impurity's name in a node's box: ``entropy`` for ID3 and C4.5, else ``criterion``."""
+    return (getattr(estimator, "_impurity_name", None)
+            or getattr(estimator, "criterion", "impurity"))
 
 
 def _leaf_label(estimator, node: Node, class_names, decimals) -> str:
@@ -176,6 +243,24 @@ def _fill_colour(node: Node) -> str:
     return f"{_PALETTE[int(np.argmax(proba)) % len(_PALETTE)]}{alpha:02x}"
 
 
+def _dot_header(*, filled, rounded, rotate) -> list[str]:
+    """The first lines of the DOT source: the graph, the boxes' style, the direction."""
+    style = ["filled"] if filled else []
+    if rounded:
+        style.append("rounded")
+    node_attrs = ['shape=box']
+    if style:
+        node_attrs.append(f'style="{", ".join(style)}"')
+    if rounded:
+        node_attrs.append('fontname="helvetica"')
+    lines = ["digraph Tree {", f"node [{', '.join(node_attrs)}] ;"]
+    if rotate:
+        lines.append("rankdir=LR ;")
+    if rounded:
+        lines.append('edge [fontname="helvetica"] ;')
+    return lines
+
+
 def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity=True,
                     filled=True, rounded=True, precision=3, rotate=False) -> str:
     """DOT source drawing the fitted tree, for Graphviz's ``dot``.
@@ -231,47 +316,22 @@ def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity
     Render it with ``graphviz.Source(dot)`` or ``dot -Tpng tree.dot -o tree.png``.
     """
     feature_names, class_names = _names(estimator, feature_names, class_names)
-    style = ["filled"] if filled else []
-    if rounded:
-        style.append("rounded")
-    node_attrs = ['shape=box']
-    if style:
-        node_attrs.append(f'style="{", ".join(style)}"')
-    if rounded:
-        node_attrs.append('fontname="helvetica"')
     if not isinstance(rotate, (bool, np.bool_)):
         raise TypeError(f"rotate must be True or False, got {rotate!r}")
-    lines = ["digraph Tree {", f"node [{', '.join(node_attrs)}] ;"]
-    if rotate:
-        lines.append("rankdir=LR ;")
-    if rounded:
-        lines.append('edge [fontname="helvetica"] ;')
-    criterion = getattr(estimator, "_impurity_name", None) or getattr(estimator, "criterion", "impurity")
+    lines = _dot_header(filled=filled, rounded=rounded, rotate=rotate)
+    criterion = _criterion_name(estimator) if impurity else None
     classifier = _is_classifier(estimator)
     for node in iter_nodes(estimator.root_):
-        if node.is_leaf:
-            parts = []
-        elif node.threshold is not None:
-            parts = [f"{feature_names[node.feature]} <= {node.threshold:.{precision}f}"]
-        else:
-            parts = [feature_names[node.feature] + "?"]
-        if impurity:
-            parts.append(f"{criterion} = {node.impurity:.{precision}f}")
-        parts.append(f"samples = {node.n_samples}")
-        parts.append(f"value = {_format_value(node.value, precision)}")
-        if classifier:
-            parts.append(f"class = {_majority(node, class_names)}")
+        parts = _node_lines(node, feature_names, number=lambda x: f"{x:.{precision}f}",
+                            criterion=criterion, value=_format_value(node.value, precision),
+                            class_name=_majority(node, class_names) if classifier else None)
         label = "\\n".join(_dot_escape(p) for p in parts)
         attrs = f'label="{label}"'
         if filled and classifier:
             attrs += f', fillcolor="{_fill_colour(node)}"'
         lines.append(f"{node.node_id} [{attrs}] ;")
         if not node.is_leaf:
-            if node.threshold is not None:
-                edges = ["True", "False"] if node.node_id == 0 else ["", ""]
-            else:
-                edges = [str(category) for category in node.categories]
-            for edge, child in zip(edges, node.children):
+            for edge, child in zip(_edge_labels(node, node.node_id == 0), node.children):
                 label = f' [label="{_dot_escape(edge)}"]' if edge else ""
                 lines.append(f"{node.node_id} -> {child.node_id}{label} ;")
     lines.append("}")

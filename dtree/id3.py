@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from dtree._base import (
-    BaseEstimator,
-    ClassifierMixin,
-    NodeTreeMixin,
+from dtree._base import BaseEstimator, ClassifierMixin, NodeTreeMixin
+from dtree._validation import (
     check_categorical_X,
     check_float_param,
     check_int_param,
     check_is_fitted,
     check_predict_X,
+    check_sample_weight,
     check_target,
+    encode,
     feature_names_of,
 )
-from dtree._validation import check_sample_weight, encode
-from dtree.c45 import nominal_split
 from dtree.information import _entropy_of_counts
+from dtree.multiway import nominal_split
 from dtree.tree import Node
 
 __all__ = ["ID3Classifier"]
@@ -265,7 +264,7 @@ class _Grower:
         return np.bincount(self.y[rows], weights=self.weight[rows], minlength=self.n_classes)
 
     def _gain(self, rows, feature):
-        """Gain(D, A) = H(D) - sum_v |D_v|/|D| H(D_v) (scored by C4.5's nominal_split), or None."""
+        """Gain(D, A) = H(D) - sum_v |D_v|/|D| H(D_v) (multiway.nominal_split's), or None."""
         split = nominal_split(self.codes[rows, feature], self.y[rows], self.weight[rows],
                               self.n_categories[feature], self.n_classes, min_samples_leaf=0.0)
         return None if split is None else split.gain

@@ -779,11 +779,17 @@ def contingency_table(x, y, *, sample_weight=None):
     return table, values, classes
 
 
-def _class_weights(y, sample_weight) -> np.ndarray:
+def _class_weights(y_codes, weight, n_classes) -> np.ndarray:
+    """Total weight of each class, shape (n_classes,); ``y_codes`` in ``0 .. n_classes - 1``."""
+    return np.bincount(y_codes, weights=weight, minlength=n_classes)
+
+
+def _label_weights(y, sample_weight) -> np.ndarray:
+    """Total weight of each distinct label of ``y`` (labels sorted), after checking ``y``."""
     y = as_labels(y, "y")
     weight = check_sample_weight(sample_weight, y.shape[0])
     codes, classes = encode(y)
-    return np.bincount(codes, weights=weight, minlength=classes.size)
+    return _class_weights(codes, weight, classes.size)
 
 
 def entropy_from_labels(y, *, sample_weight=None, base=2):
@@ -820,7 +826,7 @@ def entropy_from_labels(y, *, sample_weight=None, base=2):
     1.0
     """
     base = check_base(base)
-    return float(_entropy_of_counts(_class_weights(y, sample_weight), base))
+    return float(_entropy_of_counts(_label_weights(y, sample_weight), base))
 
 
 def gini_from_labels(y, *, sample_weight=None):
@@ -848,7 +854,7 @@ def gini_from_labels(y, *, sample_weight=None):
     >>> gini_from_labels(["a", "b", "a", "b"])
     0.5
     """
-    return float(_gini_of_counts(_class_weights(y, sample_weight)))
+    return float(_gini_of_counts(_label_weights(y, sample_weight)))
 
 
 def misclassification_error_from_labels(y, *, sample_weight=None):
@@ -876,7 +882,7 @@ def misclassification_error_from_labels(y, *, sample_weight=None):
     >>> misclassification_error_from_labels(["a", "a", "a", "b"])
     0.25
     """
-    counts = _class_weights(y, sample_weight)
+    counts = _label_weights(y, sample_weight)
     return float(1.0 - counts.max() / counts.sum())
 
 

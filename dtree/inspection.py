@@ -1,12 +1,12 @@
-r"""Quantities read off a fitted tree: impurity decreases, leaf impurity, equality.
+r"""Quantities read off a fitted tree: impurity decreases, depths, leaf impurity, equality.
 
 The functions take a fitted binary tree in scikit-learn's array form: a
 fitted :class:`~dtree.DecisionTreeClassifier` or
 :class:`~dtree.DecisionTreeRegressor`, a scikit-learn
 ``DecisionTreeClassifier`` or ``DecisionTreeRegressor``, or the ``tree_`` of
 either (anything with the arrays ``children_left``, ``children_right``,
-``impurity`` and ``weighted_n_node_samples``).  :func:`same_tree` also takes
-the node trees of ID3 and C4.5.
+``impurity`` and ``weighted_n_node_samples``).  :func:`same_tree` and
+:func:`node_depths` also take the node trees of ID3 and C4.5.
 
 With :math:`W_t` the weighted number of training samples at node :math:`t`,
 :math:`W` that of the root, :math:`i(t)` the node's impurity and
@@ -15,12 +15,14 @@ decreases (chapter "Impurity"; notation page):
 
 * the *impurity decrease* of the split at :math:`t` into :math:`t_L, t_R`,
   :math:`\Delta i(t) = i(t) - \frac{W_L}{W_t} i(t_L) - \frac{W_R}{W_t} i(t_R)`
-  (Breiman et al. 1984, section 2.3; for entropy it is the weighted gain);
+  (Breiman et al. 1984, section 2.3; for entropy it is the weighted gain;
+  :func:`impurity_decreases`);
 * the *weighted impurity decrease*
   :math:`\Delta R(t) = R(t) - R(t_L) - R(t_R) = \frac{W_t}{W}\,\Delta i(t)`,
   which scikit-learn's ``min_impurity_decrease`` bounds and whose sums by
   feature are the mean-decrease-in-impurity importances
-  (:func:`weighted_impurity_decrease`).
+  (``impurity_decreases(tree, weighted=True)``, or
+  :func:`weighted_impurity_decrease`).
 
 The leaves' impurity :math:`R(T) = \sum_{t \text{ leaf}} R(t)`
 (:func:`leaf_impurity`) is the cost that cost-complexity pruning trades
@@ -34,7 +36,8 @@ import numpy as np
 
 from dtree.tree import Node
 
-__all__ = ["leaf_impurity", "same_tree", "weighted_impurity_decrease"]
+__all__ = ["impurity_decreases", "leaf_impurity", "node_depths", "same_tree",
+           "weighted_impurity_decrease"]
 
 _ARRAYS = ("children_left", "children_right", "impurity", "weighted_n_node_samples")
 
@@ -48,8 +51,67 @@ def _tree_arrays(tree, name: str):
     return arrays
 
 
+def impurity_decreases(tree, *, weighted: bool = False) -> np.ndarray:
+    r"""Impurity decrease of every node, :math:`\Delta i(t)` or (``weighted``) :math:`\Delta R(t)`.
+
+    Parameters
+    ----------
+    tree : fitted CART estimator (dtree or scikit-learn), or its ``tree_``
+        The tree.
+    weighted : bool, default=False
+        ``False``: the impurity decrease of each split,
+        :math:`\Delta i(t) = i(t) - \frac{W_L}{W_t} i(L) - \frac{W_R}{W_t} i(R)`
+        (for entropy, the weighted information gain of the split in bits).
+        ``True``: the weighted impurity decrease
+        :math:`\Delta R(t) = \frac{W_t}{W} \Delta i(t)`, what
+        ``min_impurity_decrease`` compares and what, summed by feature, gives
+        the unnormalised ``feature_importances_``.
+
+    Returns
+    -------
+    ndarray of shape (node_count,)
+        At internal node :math:`t` with children :math:`L, R`,
+        :math:`W_t\, i(t) - W_L\, i(L) - W_R\, i(R)` divided by :math:`W_t`
+        (or, if ``weighted``, by :math:`W`, the root's weight), in the units
+        of the criterion (bits for entropy); 0 at leaves.
+
+    Raises
+    ------
+    TypeError
+        If ``tree`` is not a fitted binary tree, or ``weighted`` is not a bool.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtree import DecisionTreeClassifier
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0]])
+    >>> tree = DecisionTreeClassifier().fit(X, [0, 0, 1, 1, 1])
+    >>> impurity_decreases(tree)                 # Gini 0.48 at the root, pure leaves
+    array([0.48, 0.  , 0.  ])
+    >>> impurity_decreases(tree, weighted=True)  # the root weighs all: the same
+    array([0.48, 0.  , 0.  ])
+    """
+    if not isinstance(weighted, (bool, np.bool_)):
+        raise TypeError(f"weighted must be True or False, got {weighted!r}")
+    t = _tree_arrays(tree, "tree")
+    left = np.asarray(t.children_left)
+    right = np.asarray(t.children_right)
+    w = np.asarray(t.weighted_n_node_samples, dtype=float)
+    imp = np.asarray(t.impurity, dtype=float)
+    out = np.zeros(left.size)
+    inner = np.flatnonzero(left >= 0)
+    l, r = left[inner], right[inner]
+    # (W_t i(t) - W_L i(L) - W_R i(R)) / W for Delta R(t), / W_t for Delta i(t)
+    out[inner] = (w[inner] * imp[inner] - w[l] * imp[l] - w[r] * imp[r]) / (
+        w[0] if weighted else w[inner])
+    return out
+
+
 def weighted_impurity_decrease(tree) -> np.ndarray:
     r"""Weighted impurity decrease :math:`\Delta R(t) = \frac{W_t}{W}\Delta i(t)` of every node.
+
+    The same as ``impurity_decreases(tree, weighted=True)``
+    (:func:`impurity_decreases`), under the name the book uses.
 
     Parameters
     ----------
@@ -79,17 +141,57 @@ def weighted_impurity_decrease(tree) -> np.ndarray:
     >>> weighted_impurity_decrease(tree)   # Gini 1/2 at the root, pure leaves
     array([0.5, 0. , 0. ])
     """
-    t = _tree_arrays(tree, "tree")
-    left = np.asarray(t.children_left)
-    right = np.asarray(t.children_right)
-    w = np.asarray(t.weighted_n_node_samples, dtype=float)
-    imp = np.asarray(t.impurity, dtype=float)
-    out = np.zeros(left.size)
-    inner = np.flatnonzero(left >= 0)
-    l, r = left[inner], right[inner]
-    # (W_t i(t) - W_L i(L) - W_R i(R)) / W
-    out[inner] = (w[inner] * imp[inner] - w[l] * imp[l] - w[r] * imp[r]) / w[0]
-    return out
+    return impurity_decreases(tree, weighted=True)
+
+
+def node_depths(tree) -> np.ndarray:
+    """Depth of every node (the root has depth 0), by node number.
+
+    Parameters
+    ----------
+    tree : fitted estimator, its ``tree_``, or a root :class:`~dtree.tree.Node`
+        A CART tree of dtree or scikit-learn (array form: node ``i`` is row
+        ``i`` of ``tree_``), or an ID3 / C4.5 tree (node form: node ``i`` is
+        the node whose ``node_id`` is ``i``).
+
+    Returns
+    -------
+    ndarray of shape (node_count,), dtype int
+        ``depths[i]``, the number of edges from the root to node ``i``;
+        ``depths.max()`` is the tree's ``get_depth()``.
+
+    Raises
+    ------
+    TypeError
+        If ``tree`` is not a fitted tree.
+
+    Examples
+    --------
+    >>> from dtree import DecisionTreeClassifier
+    >>> tree = DecisionTreeClassifier().fit([[0], [1], [2], [3]], [0, 1, 1, 0])
+    >>> node_depths(tree)
+    array([0, 1, 1, 2, 2])
+    """
+    arrays, root = _root(tree, "tree")
+    if arrays is None:  # node form: walk the nodes, numbered by node_id
+        found = {}
+        stack = [(root, 0)]
+        while stack:
+            node, depth = stack.pop()
+            found[node.node_id] = depth
+            stack.extend((child, depth + 1) for child in node.children)
+        depths = np.zeros(len(found), dtype=np.intp)
+        depths[list(found)] = list(found.values())
+        return depths
+    left = np.asarray(arrays.children_left)
+    right = np.asarray(arrays.children_right)
+    depths = np.zeros(left.size, dtype=np.intp)
+    level, depth = np.array([0]), 0
+    while level.size:  # one level of the tree at a time
+        depths[level] = depth
+        inner = level[left[level] >= 0]
+        level, depth = np.concatenate([left[inner], right[inner]]), depth + 1
+    return depths
 
 
 def leaf_impurity(tree) -> float:
@@ -159,16 +261,16 @@ def _root(tree, name):
     return _tree_arrays(tree, name), 0
 
 
-def same_tree(a, b, *, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
+def same_tree(a, b, *, rtol: float = 1e-9, atol: float = 1e-12, n_samples: bool = True) -> bool:
     """Whether two fitted trees are the same tree, whatever their node numbering.
 
     The trees are walked together from the root.  They are the same if every
     pair of nodes met has the same test (feature, threshold and, for a
-    multiway node, categories), the same number of training samples and the
-    same number of children, and equal impurity, weighted sample count and
-    class counts (or prediction) up to ``rtol`` and ``atol``.  Thresholds are
-    compared exactly: both libraries store the same float32-rounded
-    midpoints.
+    multiway node, categories), the same number of training samples (unless
+    ``n_samples=False``) and the same number of children, and equal
+    impurity, weighted sample count and class counts (or prediction) up to
+    ``rtol`` and ``atol``.  Thresholds are compared exactly: both libraries
+    store the same float32-rounded midpoints.
 
     Parameters
     ----------
@@ -178,10 +280,15 @@ def same_tree(a, b, *, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
         never the same (their nodes record different numbers).
     rtol, atol : float, default=1e-9, 1e-12
         Tolerances of :func:`numpy.allclose` for the nodes' numbers.
+    n_samples : bool, default=True
+        Compare the numbers of training rows at the nodes.  ``False``
+        compares only their weights: a tree grown with integer sample
+        weights and one grown on the rows so repeated are then the same.
 
     Returns
     -------
     bool
+        True if the walk meets no difference.
 
     Raises
     ------
@@ -197,6 +304,10 @@ def same_tree(a, b, *, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
     True
     >>> same_tree(full, DecisionTreeClassifier().fit(X, [0, 0, 1, 1]))
     False
+    >>> repeated = DecisionTreeClassifier().fit(X + [[3]], y + [1])
+    >>> weighted = DecisionTreeClassifier().fit(X, y, sample_weight=[1, 1, 1, 2])
+    >>> same_tree(repeated, weighted), same_tree(repeated, weighted, n_samples=False)
+    (False, True)
     """
     (tree_a, root_a), (tree_b, root_b) = _root(a, "a"), _root(b, "b")
     if (tree_a is None) != (tree_b is None):
@@ -207,7 +318,8 @@ def same_tree(a, b, *, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
         test_x, n_x, numbers_x = _description(tree_a, x)
         test_z, n_z, numbers_z = _description(tree_b, z)
         children_x, children_z = _children(tree_a, x), _children(tree_b, z)
-        if (test_x != test_z or n_x != n_z or len(children_x) != len(children_z)
+        if (test_x != test_z or (n_samples and n_x != n_z)
+                or len(children_x) != len(children_z)
                 or numbers_x.shape != numbers_z.shape
                 or not np.allclose(numbers_x, numbers_z, rtol=rtol, atol=atol)):
             return False

@@ -11,15 +11,16 @@ not a dependency of dtree itself but of its ``plot`` extra
 
 from __future__ import annotations
 
+import functools
 import importlib
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from dtree._base import check_is_fitted
+from dtree._validation import check_is_fitted
 from dtree.exceptions import InvalidParameterError
-from dtree.export import _is_classifier, _names
+from dtree.export import _criterion_name, _edge_labels, _is_classifier, _names, _node_lines
 from dtree.tree import Node, iter_nodes
 
 __all__ = ["BOOK_COLORS", "use_book_style", "plot_tree"]
@@ -159,11 +160,11 @@ class _Box:
     x: float = 0.0     # in leaf slots: leaves at 0, 1, 2, ...
 
 
-def _edge_labels(node: Node, is_root: bool) -> list[str]:
-    """Categories on multiway edges; "True"/"False" under a binary root (as scikit-learn)."""
-    if node.threshold is None:
-        return [str(category) for category in node.categories]
-    return ["True  ", "  False"] if is_root else ["", ""]
+def _edge_texts(node: Node, is_root: bool) -> list[str]:
+    """The edge labels of :func:`dtree.export._edge_labels`, "True" and "False"
+    padded towards their arrows (they are drawn beside them)."""
+    labels = _edge_labels(node, is_root)
+    return ["True  ", "  False"] if labels == ["True", "False"] else labels
 
 
 def _tidy_layout(root: Node, max_depth) -> list[_Box]:
@@ -185,7 +186,7 @@ def _tidy_layout(root: Node, max_depth) -> list[_Box]:
             box.x = float(n_slots)
             n_slots += 1
         else:
-            labels = _edge_labels(node, parent is None)
+            labels = _edge_texts(node, parent is None)
             children = [place(child, box, label, depth + 1)
                         for child, label in zip(node.children, labels)]
             box.x = (children[0].x + children[-1].x) / 2
@@ -211,30 +212,27 @@ def _value_text(values, precision: int, *, counts: bool) -> str:
 def _node_text(estimator, node: Node, *, root: Node, feature_names, class_names, criterion,
                show_labels: bool, impurity: bool, node_ids: bool, proportion: bool,
                precision: int) -> str:
-    """The lines of a node's box, as in scikit-learn's plot_tree."""
-    def line(name, text):
-        return f"{name} = {text}" if show_labels else text
+    """The lines of a node's box, as in scikit-learn's plot_tree.
 
+    The lines of :func:`dtree.export._node_lines` (those of
+    :func:`~dtree.export.export_graphviz`, numbers in their shortest form),
+    after the node id if ``node_ids``.
+    """
     lines = []
     if node_ids:
         lines.append(("node #" if show_labels else "#") + str(node.node_id))
-    if not node.is_leaf:
-        name = feature_names[node.feature]
-        lines.append(f"{name} <= {_round(node.threshold, precision)}"
-                     if node.threshold is not None else f"{name}?")
-    if impurity:
-        lines.append(line(criterion, _round(node.impurity, precision)))
-    if proportion:
-        lines.append(line("samples", _round(100.0 * node.n_samples / root.n_samples, 1) + "%"))
-    else:
-        lines.append(line("samples", str(node.n_samples)))
+    samples = (_round(100.0 * node.n_samples / root.n_samples, 1) + "%" if proportion
+               else str(node.n_samples))
     if _is_classifier(estimator):
-        value = node.proba if proportion else node.value
-        lines.append(line("value", _value_text(value, precision, counts=not proportion)))
+        value = _value_text(node.proba if proportion else node.value, precision,
+                            counts=not proportion)
         k = int(np.argmax(node.value))  # ties: first class, as predict
-        lines.append(line("class", f"y[{k}]" if class_names is True else class_names[k]))
+        class_name = f"y[{k}]" if class_names is True else class_names[k]
     else:
-        lines.append(line("value", _round(node.value[0], precision)))
+        value, class_name = _round(node.value[0], precision), None
+    lines += _node_lines(node, feature_names, number=lambda x: _round(x, precision),
+                         criterion=criterion if impurity else None, samples=samples,
+                         value=value, class_name=class_name, show_labels=show_labels)
     return "\n".join(lines)
 
 
@@ -420,79 +418,109 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
     flags = dict(filled=filled, impurity=impurity, node_ids=node_ids, proportion=proportion,
                  rounded=rounded)
     _check_plot_params(max_depth, label, precision, fontsize, flags)
-    check_is_fitted(estimator, "root_")
-    classifier = _is_classifier(estimator)
-    if class_names is True and classifier:
-        feature_names, _ = _names(estimator, feature_names, None)
-    else:
-        if class_names is not None and (isinstance(class_names, (bool, str))
-                                        or not np.iterable(class_names)):
-            raise InvalidParameterError(
-                f"class_names must be None, True or a sequence of str, got {class_names!r}")
-        feature_names, class_names = _names(estimator, feature_names, class_names)
-
+    feature_names, class_names = _plot_names(estimator, feature_names, class_names)
     mpl = _import_optional("matplotlib", "plot_tree")
-    Axes = _import_optional("matplotlib.axes", "plot_tree").Axes
-
-    if ax is None:
-        ax = _import_optional("matplotlib.pyplot", "plot_tree").gca()
-    elif not isinstance(ax, Axes):
-        raise InvalidParameterError(f"ax must be a matplotlib Axes or None, got {ax!r}")
-    ax.clear()
-    ax.set_axis_off()
+    ax = _cleared_axes(ax)
 
     root = estimator.root_
-    criterion = (getattr(estimator, "_impurity_name", None)
-                 or getattr(estimator, "criterion", "impurity"))
+    node_text = functools.partial(
+        _node_text, estimator, root=root, feature_names=feature_names, class_names=class_names,
+        criterion=_criterion_name(estimator), impurity=impurity, node_ids=node_ids,
+        proportion=proportion, precision=precision)
     fills = _fill_colours(estimator, root) if filled else {}
     boxes = _tidy_layout(root, max_depth)
-    n_slots = 1 + max(box.x for box in boxes)
-    n_rows = 1 + max(box.depth for box in boxes)
-    edge_ink = mpl.rcParams["text.color"]
-    size = mpl.rcParams["font.size"] if fontsize is None else fontsize
-
-    def position(box):  # centre of the box's slot, in axes fraction
-        return ((box.x + 0.5) / n_slots, 1.0 - (box.depth + 0.5) / n_rows)
-
+    canvas = _Canvas(ax, n_slots=1 + max(box.x for box in boxes),
+                     n_rows=1 + max(box.depth for box in boxes), ink=mpl.rcParams["text.color"],
+                     size=mpl.rcParams["font.size"] if fontsize is None else fontsize,
+                     rounded=rounded)
     artists, box_artists = [], []
     for box in boxes:
         node = box.node
         if box.truncated:
             text, fill, gid = TRUNCATED_TEXT, TRUNCATED_FILL, f"truncated {node.node_id}"
         else:
-            text = _node_text(estimator, node, root=root, feature_names=feature_names,
-                              class_names=class_names, criterion=criterion,
-                              show_labels=label == "all" or (label == "root" and node is root),
-                              impurity=impurity, node_ids=node_ids, proportion=proportion,
-                              precision=precision)
+            show_labels = label == "all" or (label == "root" and node is root)
+            text = node_text(node, show_labels=show_labels)
             fill, gid = fills.get(node.node_id, "#ffffff"), f"node {node.node_id}"
-        style = dict(ha="center", va="center", xycoords="axes fraction", fontsize=size,
-                     color=_ink(fill), zorder=100 - 10 * box.depth,
-                     bbox=dict(boxstyle="round" if rounded else "square", fc=fill, ec=edge_ink))
-        if box.parent is None:
-            annotation = ax.annotate(text, position(box), **style)
-        else:
-            annotation = ax.annotate(text, position(box.parent), position(box),
-                                     arrowprops=dict(arrowstyle="<-", color=edge_ink), **style)
-        annotation.set_gid(gid)
-        artists.append(annotation)
-        box_artists.append(annotation)
+        box_artists.append(canvas.draw_box(box, text, fill, gid))
+        artists.append(box_artists[-1])
         if box.edge:
-            (x0, y0), (x1, y1) = position(box.parent), position(box)
-            style = dict(va="center", xycoords="axes fraction", fontsize=size, color=edge_ink,
-                         zorder=100 - 10 * box.depth + 5)
-            if box.parent.node.threshold is not None:  # "True  " / "  False" beside the arrow
-                style["ha"] = "right" if node is box.parent.node.children[0] else "left"
-            else:  # a category, on a white patch over the arrow
-                style.update(ha="center", bbox=dict(boxstyle="square,pad=0.1", fc="white",
-                                                    ec="none"))
-            edge = ax.annotate(box.edge, ((x0 + x1) / 2, (y0 + y1) / 2), **style)
-            edge.set_gid(f"edge {box.parent.node.node_id}->{node.node_id}")
-            artists.append(edge)
+            artists.append(canvas.draw_edge_label(box))
 
     if fontsize is None:
-        _fit_fontsize(ax, artists, box_artists, n_slots, n_rows)
+        _fit_fontsize(ax, artists, box_artists, canvas.n_slots, canvas.n_rows)
     return artists
+
+
+def _plot_names(estimator, feature_names, class_names):
+    """Feature names and class names (a list, or True for ``y[k]``) of a fitted estimator."""
+    check_is_fitted(estimator, "root_")
+    if class_names is True and _is_classifier(estimator):
+        feature_names, _ = _names(estimator, feature_names, None)
+        return feature_names, True
+    if class_names is not None and (isinstance(class_names, (bool, str))
+                                    or not np.iterable(class_names)):
+        raise InvalidParameterError(
+            f"class_names must be None, True or a sequence of str, got {class_names!r}")
+    return _names(estimator, feature_names, class_names)
+
+
+def _cleared_axes(ax):
+    """``ax`` (``pyplot.gca()`` if None), cleared and its axis turned off."""
+    Axes = _import_optional("matplotlib.axes", "plot_tree").Axes
+    if ax is None:
+        ax = _import_optional("matplotlib.pyplot", "plot_tree").gca()
+    elif not isinstance(ax, Axes):
+        raise InvalidParameterError(f"ax must be a matplotlib Axes or None, got {ax!r}")
+    ax.clear()
+    ax.set_axis_off()
+    return ax
+
+
+@dataclass
+class _Canvas:
+    """The axes a tree is drawn on, divided into ``n_slots`` columns and ``n_rows`` rows."""
+
+    ax: object
+    n_slots: float
+    n_rows: int
+    ink: str           # colour of the edges, their labels and the boxes' outlines
+    size: float        # font size
+    rounded: bool
+
+    def position(self, box: _Box) -> tuple[float, float]:
+        """Centre of the box's slot, in axes fraction."""
+        return ((box.x + 0.5) / self.n_slots, 1.0 - (box.depth + 0.5) / self.n_rows)
+
+    def draw_box(self, box: _Box, text: str, fill: str, gid: str):
+        """The box of a node, with the arrow from its parent's box."""
+        style = dict(ha="center", va="center", xycoords="axes fraction", fontsize=self.size,
+                     color=_ink(fill), zorder=100 - 10 * box.depth,
+                     bbox=dict(boxstyle="round" if self.rounded else "square", fc=fill,
+                               ec=self.ink))
+        if box.parent is None:
+            annotation = self.ax.annotate(text, self.position(box), **style)
+        else:
+            annotation = self.ax.annotate(text, self.position(box.parent), self.position(box),
+                                          arrowprops=dict(arrowstyle="<-", color=self.ink),
+                                          **style)
+        annotation.set_gid(gid)
+        return annotation
+
+    def draw_edge_label(self, box: _Box):
+        """The label of the edge into ``box``, halfway along its arrow."""
+        (x0, y0), (x1, y1) = self.position(box.parent), self.position(box)
+        style = dict(va="center", xycoords="axes fraction", fontsize=self.size, color=self.ink,
+                     zorder=100 - 10 * box.depth + 5)
+        parent = box.parent.node
+        if parent.threshold is not None:  # "True  " / "  False" beside the arrow
+            style["ha"] = "right" if box.node is parent.children[0] else "left"
+        else:  # a category, on a white patch over the arrow
+            style.update(ha="center", bbox=dict(boxstyle="square,pad=0.1", fc="white",
+                                                ec="none"))
+        edge = self.ax.annotate(box.edge, ((x0 + x1) / 2, (y0 + y1) / 2), **style)
+        edge.set_gid(f"edge {parent.node_id}->{box.node.node_id}")
+        return edge
 
 
 def _fit_fontsize(ax, artists, box_artists, n_slots, n_rows):

@@ -10,6 +10,7 @@ from dtree import C45Classifier, ID3Classifier, NotFittedError, export_text
 from dtree.c45 import TEXTBOOK, nominal_split, threshold_split
 from dtree.datasets import load_animals, load_weather
 from dtree.exceptions import InvalidParameterError
+from dtree.inspection import same_tree
 from dtree.pessimistic import confidence_prune, pessimistic_prune, upper_error_rate
 from dtree.tree import Node, iter_nodes
 
@@ -258,16 +259,7 @@ def test_integer_weights_equal_repeated_rows(data):
     w = rng.integers(1, 4, size=len(y))
     weighted = C45Classifier(min_samples_leaf=1).fit(X, y, sample_weight=w)
     repeated = C45Classifier(min_samples_leaf=1).fit(X.loc[X.index.repeat(w)], np.repeat(y, w))
-    assert_same_tree(weighted.root_, repeated.root_)
-
-
-def assert_same_tree(a: Node, b: Node):
-    pairs = [(a, b)]
-    while pairs:
-        x, z = pairs.pop()
-        assert (x.feature, x.threshold, x.categories) == (z.feature, z.threshold, z.categories)
-        np.testing.assert_allclose(x.value, z.value, rtol=1e-9)
-        pairs.extend(zip(x.children, z.children))
+    assert same_tree(weighted, repeated, n_samples=False)  # the same weights, not rows
 
 
 @settings(max_examples=30, deadline=None)

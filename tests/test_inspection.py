@@ -16,7 +16,13 @@ from sklearn.datasets import load_breast_cancer
 import dtree
 from dtree.book import show_source, source_without_docstring
 from dtree.datasets import load_weather, make_xor
-from dtree.inspection import leaf_impurity, same_tree, weighted_impurity_decrease
+from dtree.inspection import (
+    impurity_decreases,
+    leaf_impurity,
+    node_depths,
+    same_tree,
+    weighted_impurity_decrease,
+)
 from dtree.pruning import distinct_alphas
 
 
@@ -109,6 +115,67 @@ def test_same_tree(cancer):
         leaf_impurity(np.zeros(3))
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(5, 60), st.sampled_from(["gini", "entropy"]))
+def test_impurity_decreases_weighted_and_not(seed, n, criterion):
+    """Delta R(t) = W_t / W Delta i(t); Delta i(t) >= 0 (concavity), for dtree and scikit-learn."""
+    rng = np.random.default_rng(seed)
+    X, y = rng.integers(0, 4, size=(n, 3)).astype(float), rng.integers(0, 3, size=n)
+    w = rng.uniform(0.5, 3.0, size=n)
+    for estimator in (
+        dtree.DecisionTreeClassifier(criterion=criterion),
+        sk_tree.DecisionTreeClassifier(criterion=criterion, random_state=0),
+    ):
+        t = estimator.fit(X, y, sample_weight=w).tree_
+        share = t.weighted_n_node_samples / t.weighted_n_node_samples[0]
+        np.testing.assert_allclose(impurity_decreases(estimator, weighted=True),
+                                   share * impurity_decreases(t), rtol=1e-12, atol=1e-15)
+        assert np.array_equal(impurity_decreases(t, weighted=True), weighted_impurity_decrease(t))
+        assert np.all(impurity_decreases(t) >= -1e-12)
+        assert np.all(impurity_decreases(t)[t.children_left < 0] == 0)
+    with pytest.raises(TypeError, match="weighted must be True or False"):
+        impurity_decreases(estimator, weighted="yes")
+
+
+def test_node_depths():
+    weather = load_weather(numeric=True)
+    X, y = weather.drop(columns="play"), weather["play"]
+    for estimator in (dtree.ID3Classifier().fit(load_weather().drop(columns="play"), y),
+                      dtree.C45Classifier(pruning=None).fit(X, y)):
+        depths = node_depths(estimator)
+        nodes = list(dtree.tree.iter_nodes(estimator.root_))
+        assert depths.tolist() == [n.depth for n in sorted(nodes, key=lambda n: n.node_id)]
+        assert np.array_equal(node_depths(estimator.root_), depths)
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(300, 3)), rng.integers(0, 3, size=300)
+    for estimator in (
+        dtree.DecisionTreeClassifier(max_depth=6).fit(X, y),
+        dtree.DecisionTreeClassifier(max_leaf_nodes=20).fit(X, y),  # best first
+        sk_tree.DecisionTreeClassifier(max_leaf_nodes=20, random_state=0).fit(X, y),
+    ):
+        t, depths = estimator.tree_, node_depths(estimator)
+        assert depths.shape == (t.node_count,) and depths[0] == 0
+        assert depths.max() == estimator.get_depth()
+        inner = np.flatnonzero(t.children_left >= 0)
+        assert np.all(depths[t.children_left[inner]] == depths[inner] + 1)
+        assert np.all(depths[t.children_right[inner]] == depths[inner] + 1)
+    assert node_depths(dtree.DecisionTreeClassifier().fit(X, np.zeros(300))).tolist() == [0]
+    with pytest.raises(TypeError, match="tree must be a fitted"):
+        node_depths("tree")
+
+
+def test_same_tree_of_weighted_and_repeated_rows():
+    weather = load_weather(numeric=True)
+    X, y = weather.drop(columns="play"), weather["play"]
+    w = np.tile([1, 2, 3], 5)[:14]
+    weighted = dtree.C45Classifier(min_samples_leaf=1).fit(X, y, sample_weight=w)
+    repeated = dtree.C45Classifier(min_samples_leaf=1).fit(X.loc[X.index.repeat(w)],
+                                                           np.repeat(y, w))
+    assert weighted.get_n_leaves() > 1
+    assert not same_tree(weighted, repeated)  # the rows at the nodes differ
+    assert same_tree(weighted, repeated, n_samples=False)
+
+
 def test_distinct_alphas():
     np.testing.assert_array_equal(
         distinct_alphas([0.05, 0.0, 0.01, 0.01 * (1 + 1e-15)]), [0.0, 0.01, 0.05]
@@ -134,12 +201,12 @@ def test_make_xor():
 
 
 def test_show_source_omits_the_docstring():
-    text = source_without_docstring(weighted_impurity_decrease)
-    assert text.startswith("def weighted_impurity_decrease(tree)")
+    text = source_without_docstring(impurity_decreases)
+    assert text.startswith("def impurity_decreases(tree, *, weighted")
     assert "...  # docstring omitted" in text and "Examples" not in text
     assert "# (W_t i(t) - W_L i(L) - W_R i(R)) / W" in text
-    assert show_source(weighted_impurity_decrease).data == text
-    html = show_source(weighted_impurity_decrease)._repr_html_()
+    assert show_source(impurity_decreases).data == text
+    html = show_source(impurity_decreases)._repr_html_()
     assert 'class="highlight"' in html and '<span class="k">def</span>' in html
     # its styles are scoped to the output (no global rule restyles the page's code)
     rules = re.search(r"<style>(.*)</style>", html, flags=re.S).group(1).splitlines()

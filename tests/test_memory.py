@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dtree import C45Classifier, DecisionTreeClassifier, c45, splitting
+from dtree import C45Classifier, DecisionTreeClassifier, multiway, splitting
 
 MiB = 1 << 20
 
@@ -66,7 +66,7 @@ def test_cart_memory_does_not_grow_with_samples_times_classes(criterion, weighte
 def test_c45_memory_does_not_grow_with_samples_times_classes():
     # threshold_split built (n, K) tables of class weights for every cut at
     # once: 3000 rows of 1500 classes took 211 MiB.  They are now built for
-    # blocks of at most c45.SWEEP_CELLS cells (2 MiB per table).
+    # blocks of at most multiway.SWEEP_CELLS cells (2 MiB per table).
     n, n_classes = 3000, 1500
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 2))
@@ -78,7 +78,7 @@ def test_c45_memory_does_not_grow_with_samples_times_classes():
     data = X.nbytes + y.nbytes + 2 * X.nbytes + 4 * n_classes * 8
     # At most 8 tables of SWEEP_CELLS float64 cells are alive at once (the
     # cumulative weights, their complement and the entropy's temporaries).
-    budget = 8 * c45.SWEEP_CELLS * 8
+    budget = 8 * multiway.SWEEP_CELLS * 8
     assert peak < 8 * data + budget, f"peak {peak / MiB:.1f} MiB"
 
 
