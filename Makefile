@@ -2,6 +2,8 @@
 #
 #   make book    build the HTML book into _build/html, executing every notebook
 #   make test    lint, pytest on tests/ and dtree's doctests, then nbval on book/
+#   make test-fast      lint, then the unit tests without the homework and the
+#                slow ones, and dtree's doctests (a few minutes; no notebooks)
 #   make lint    ruff on dtree/, tests/, benchmarks/, book/_ext, book/homework
 #                and the notebooks
 #   make browser-test   test the built book in Chromium and JupyterLab
@@ -40,10 +42,10 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize.cfg -p no:randomly
 
 .PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot bwrap browser-test chromium linkcheck \
-  student-book homework grade lint
+  student-book homework grade lint test-fast
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
 
 venv: $(TEST_STAMP)
 
@@ -102,6 +104,12 @@ test: lint test-unit test-notebooks
 
 test-unit: $(TEST_STAMP) dot bwrap
 	$(BIN)/python -m pytest tests dtree --doctest-modules -q
+
+# The tests marked homework (sandboxed grading, over half of test-unit's time)
+# and slow (over about 5 s each) left out: markers in pyproject.toml.
+FAST_TESTS := not homework and not slow
+test-fast: $(TEST_STAMP) dot lint
+	$(BIN)/python -m pytest tests dtree --doctest-modules -q -m "$(FAST_TESTS)"
 
 # ruff (pinned in tests/requirements.txt, rules in pyproject.toml): the Python
 # files at the project's limits, then the notebooks' code cells at 88 columns,

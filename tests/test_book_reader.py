@@ -33,6 +33,10 @@ import pytest
 
 from tests.test_book_config import ROOT, toc_files
 
+# Checks the book's files and its pinned environment, not dtree across versions:
+# `make test-compat` leaves the module out.
+pytestmark = pytest.mark.book
+
 MAX_SHOWN_LINES = 250
 MAX_LINE_LENGTH = 88
 FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}

@@ -18,6 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+# Checks the book's files and its pinned environment, not dtree across versions:
+# `make test-compat` leaves the module out.
+pytestmark = pytest.mark.book
+
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 

@@ -35,6 +35,10 @@ from dtree import ID3Classifier, plot_tree
 from dtree.datasets import load_weather
 from dtree.plotting import _import_optional, use_book_style
 
+# Checks the book's files and its pinned environment, not dtree across versions:
+# `make test-compat` leaves the module out.
+pytestmark = pytest.mark.book
+
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 BOOK_REQUIREMENTS = ROOT / "requirements.txt"
@@ -239,7 +243,7 @@ def test_readers_targets_install_the_book_pins_only():
     for target in ["book", "lab", "notebooks", "student-book"]:
         assert "$(BOOK_STAMP)" in rules[target], target
         assert "$(TEST_STAMP)" not in rules[target], target
-    for target in ["test-unit", "test-notebooks", "lint", "browser-test", "grade",
+    for target in ["test-unit", "test-notebooks", "test-fast", "lint", "browser-test", "grade",
                    "homework", "linkcheck", "venv"]:
         assert "$(TEST_STAMP)" in rules[target], target
     assert rules["test"] == ["lint", "test-unit", "test-notebooks"]
@@ -310,6 +314,7 @@ def _run(command, cwd, env=None, timeout=900):
     return result
 
 
+@pytest.mark.slow
 def test_pip_install_from_a_clean_copy_leaves_git_nothing_new(tmp_path):
     """`pip install .` builds in the source tree (build/, dtree.egg-info/):
     git must not list them, and the wheel has the library's metadata."""
@@ -343,6 +348,7 @@ def _fresh_venv(venv: Path):
     return venv, env
 
 
+@pytest.mark.slow
 def test_binder_steps_in_a_fresh_environment(tmp_path):
     """What repo2docker does with .binder/: `pip install -r .binder/requirements.txt`
     from the repository's root, then `.binder/postBuild`; the kernel then imports
@@ -378,6 +384,7 @@ def test_binder_steps_in_a_fresh_environment(tmp_path):
 DOWNLOADED = ["book/first_tree.ipynb", "book/versions.ipynb", "book/part2/cart.ipynb"]
 
 
+@pytest.mark.slow
 def test_a_downloaded_chapter_runs_with_dtree_and_its_notebooks_extra(tmp_path):
     """A reader outside the project (Colab, a notebook from the download
     button) has dtree[notebooks] and a kernel, nothing of the build: every

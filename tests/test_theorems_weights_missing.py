@@ -279,6 +279,7 @@ def test_missing_penalty_bounds_and_definition(data):
         assert penalised == 0.0
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(columns_with_missing())
 def test_gain_ratio_with_missing_values_is_at_most_one(data):
