@@ -194,6 +194,25 @@ def test_every_extra_admits_the_pinned_versions(extra):
             f"dtree[{extra}] asks for {text!r} but {name}=={version} is pinned")
 
 
+def test_the_oldest_pins_are_pyprojects_lower_bounds():
+    """`make test-compat` tests the library with tests/requirements-oldest.txt: one pin per
+    package of the core dependencies and the plot, notebooks and test extras (nbval aside: no
+    notebook runs there), each at the lower bound that pyproject.toml states."""
+    oldest = _pins(ROOT / "tests" / "requirements-oldest.txt")
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    stated = {}
+    for text in [*PYPROJECT["project"]["dependencies"], *extras["plot"], *extras["notebooks"],
+                 *extras["test"]]:
+        requirement = Requirement(text)
+        name = canonicalize_name(requirement.name)
+        if name != "nbval":
+            (bound,) = [s for s in requirement.specifier if s.operator == ">="]
+            stated[name] = Version(bound.version)
+    assert set(oldest) == set(stated)
+    for name, requirement in oldest.items():
+        assert _pinned_version(requirement) == stated[name], name
+
+
 def test_the_core_dependencies_are_pinned_for_the_book():
     for text in PYPROJECT["project"]["dependencies"]:
         requirement = Requirement(text)
