@@ -3,7 +3,7 @@
 #   make book    build the HTML book into _build/html, executing every notebook
 #   make test    lint, pytest on tests/ and dtree's doctests, then nbval on book/
 #   make test-fast      lint, then the unit tests without the homework and the
-#                slow ones, and dtree's doctests (a few minutes; no notebooks)
+#                slow ones, and dtree's doctests (1-2 minutes; no notebooks)
 #   make lint    ruff on dtree/, tests/, benchmarks/, book/_ext, book/homework
 #                and the notebooks
 #   make test-compat    the fast unit tests with Python 3.10 and the lowest
