@@ -1,7 +1,14 @@
 # dtree book: build the HTML book and run every test.
 #
 #   make book    build the HTML book into _build/html, executing every notebook
-#   make test    pytest on tests/ and dtree's doctests, then nbval on book/
+#   make test    lint, pytest on tests/ and dtree's doctests, then nbval on book/
+#   make test-fast      lint, then the unit tests without the homework and the
+#                slow ones, and dtree's doctests (1-2 minutes; no notebooks)
+#   make lint    ruff on dtree/, tests/, benchmarks/, book/_ext, book/homework
+#                and the notebooks
+#   make test-compat    the fast unit tests with Python 3.10 and the lowest
+#                supported NumPy, pandas, SciPy, scikit-learn, ..., and with
+#                Python 3.13 and their newest releases (PYTHON310=, PYTHON313=)
 #   make browser-test   test the built book in Chromium and JupyterLab
 #   make linkcheck      check the external links (skipped offline)
 #   make lab     open JupyterLab on the book
@@ -11,7 +18,8 @@
 #   make venv    .venv with everything: the book, the tests and the CI tools
 #   make clean   remove build output (make distclean also removes .venv)
 #
-# Every target creates .venv when it is missing and installs the book's pins
+# Every target but test-compat (which makes .venv-oldest and .venv-newest, see
+# there) creates .venv when it is missing and installs the book's pins
 # (requirements.txt) and dtree (editable); those that run notebooks make sure
 # Graphviz's `dot` is on PATH, and test-unit and grade that bubblewrap's
 # `bwrap` is (Debian's packages, installed when run as root).  The reader's targets (book, lab, notebooks,
@@ -38,10 +46,11 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize.cfg -p no:randomly
 
 .PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot bwrap browser-test chromium linkcheck \
-  student-book homework grade
+  student-book homework grade lint test-fast test-compat compat-pythons \
+  compat-oldest compat-newest
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
 
 venv: $(TEST_STAMP)
 
@@ -96,10 +105,76 @@ book: $(BOOK_STAMP) dot
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
 	@echo "The book is in _build/html/index.html"
 
-test: test-unit test-notebooks
+test: lint test-unit test-notebooks
 
 test-unit: $(TEST_STAMP) dot bwrap
 	$(BIN)/python -m pytest tests dtree --doctest-modules -q
+
+# The tests marked homework (sandboxed grading, over half of test-unit's time)
+# and slow (over about 5 s each) left out: markers in pyproject.toml.
+FAST_TESTS := not homework and not slow
+test-fast: $(TEST_STAMP) dot lint
+	$(BIN)/python -m pytest tests dtree --doctest-modules -q -m "$(FAST_TESTS)"
+
+# The library with the oldest and the newest versions it claims to support
+# (pyproject.toml), beside the pinned ones of test-unit: the fast unit tests
+# with Python 3.10 and the lowest versions of tests/requirements-oldest.txt in
+# .venv-oldest, and with Python 3.13 and the newest releases of the same
+# packages in .venv-newest (upgraded on every run).  dtree is imported from
+# the work tree.  Left out: the modules marked book or homework (they check
+# the book's files and pinned environment, and import its packages) and
+# dtree's doctests (their expected output is NumPy 2's repr).  The
+# interpreters are pyenv's on the CI machines; point PYTHON310 and PYTHON313
+# elsewhere if needed.
+PYTHON310 ?= /root/.pyenv/versions/3.10.13/bin/python
+PYTHON313 ?= /root/.pyenv/versions/3.13.0/bin/python
+OLDEST := .venv-oldest
+NEWEST := .venv-newest
+COMPAT_REQUIREMENTS := tests/requirements-oldest.txt
+COMPAT_PACKAGES = $(shell sed -e 's/[#=<>].*//' $(COMPAT_REQUIREMENTS))
+COMPAT_IGNORE = $(addprefix --ignore=,$(shell grep -lE '^pytestmark = pytest\.mark\.(book|homework)$$' tests/test_*.py))
+COMPAT_VERSIONS = -c 'import importlib.metadata as m, sys; print("==", sys.version.split()[0], *(f"{n}=={m.version(n)}" for n in sys.argv[1:]))' $(COMPAT_PACKAGES)
+COMPAT_PYTEST = -m pytest tests -q -p no:cacheprovider -m "not homework and not slow and not book" $(COMPAT_IGNORE)
+# Fails unless $(1) is a Python $(2).
+check_python = @"$(1)" -c 'import sys; sys.exit(sys.version_info[:2] != tuple(map(int, sys.argv[1].split("."))))' $(2) 2>/dev/null || { \
+  echo "make test-compat needs Python $(2): PYTHON$(subst .,,$(2))=$(1) is missing or another version. Install Python $(2) (e.g. pyenv install $(2)) and pass its path, e.g. make test-compat PYTHON$(subst .,,$(2))=/usr/bin/python$(2)" >&2; exit 1; }
+
+# Both interpreters are checked before anything is installed.
+compat-pythons:
+	$(call check_python,$(PYTHON310),3.10)
+	$(call check_python,$(PYTHON313),3.13)
+
+# The two environments install and test side by side (two jobs, each one's
+# output printed whole when it ends; both run to the end if one fails).
+test-compat: compat-pythons
+	$(MAKE) --no-print-directory -k -j2 --output-sync=target compat-oldest compat-newest
+
+compat-oldest: $(OLDEST)/.installed
+	@$(OLDEST)/bin/python $(COMPAT_VERSIONS)
+	PYTHONPATH=$(CURDIR) $(OLDEST)/bin/python $(COMPAT_PYTEST)
+
+compat-newest:
+	$(call check_python,$(PYTHON313),3.13)
+	test -x $(NEWEST)/bin/python || "$(PYTHON313)" -m venv $(NEWEST)
+	$(NEWEST)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip $(COMPAT_PACKAGES)
+	@$(NEWEST)/bin/python $(COMPAT_VERSIONS)
+	PYTHONPATH=$(CURDIR) $(NEWEST)/bin/python $(COMPAT_PYTEST)
+
+$(OLDEST)/.installed: $(COMPAT_REQUIREMENTS)
+	$(call check_python,$(PYTHON310),3.10)
+	rm -rf $(OLDEST)
+	"$(PYTHON310)" -m venv $(OLDEST)
+	$(OLDEST)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(OLDEST)/bin/python -m pip install --quiet --disable-pip-version-check -r $(COMPAT_REQUIREMENTS)
+	@touch $@
+
+# ruff (pinned in tests/requirements.txt, rules in pyproject.toml): the Python
+# files at the project's limits, then the notebooks' code cells at 88 columns,
+# the width of the chapters' code (tests/test_book_reader.py).
+LINT_PATHS := dtree tests benchmarks book/_ext book/homework book/conftest.py
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check --no-cache --extend-exclude '*.ipynb' $(LINT_PATHS)
+	$(BIN)/ruff check --no-cache --extend-exclude '*.py' --config 'lint.pycodestyle.max-line-length = 88' book
 
 # book/homework holds otter-assign master notebooks: tests/test_homework.py
 # checks them (otter assign runs every check against the reference solution).
@@ -177,7 +252,7 @@ clean:
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf $(VENV) *.egg-info build
+	rm -rf $(VENV) $(OLDEST) $(NEWEST) *.egg-info build
 
 # MathJax 3 is vendored in book/_static/mathjax, so that the book typesets its
 # formulas with no network (mathjax_path in _config.yml).  `make mathjax`

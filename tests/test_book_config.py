@@ -17,6 +17,10 @@ import yaml
 
 import dtree
 
+# Checks the book's files and its pinned environment, not dtree across versions:
+# `make test-compat` leaves the module out.
+pytestmark = pytest.mark.book
+
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))

@@ -19,6 +19,10 @@ import pytest
 
 from dtree.book import SIGNIFICANT_DIGITS, glue, glued, stated_precision, stated_precision_text
 
+# Checks the book's files and its pinned environment, not dtree across versions:
+# `make test-compat` leaves the module out.
+pytestmark = pytest.mark.book
+
 ROOT = Path(__file__).resolve().parents[1]
 EXACT = 0.15648355747948203          # what the cell computes
 LAST_BIT = 0.15648355747948206       # as stored by a CPU that summed in another order
@@ -61,6 +65,7 @@ def _nbval(tmp_path: Path, nb) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stored, passes", [
     (repr(EXACT), True),
     (repr(LAST_BIT), True),
@@ -71,6 +76,7 @@ def test_printed_float_compared_at_stated_precision(tmp_path, stored, passes):
     assert (run.returncode == 0) is passes, run.stdout[-3000:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stored, passes", [
     (stated_precision(LAST_BIT), True),
     (stated_precision(NINTH_DIGIT), False),

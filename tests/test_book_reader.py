@@ -28,11 +28,14 @@ import ast
 import json
 import re
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
 from tests.test_book_config import ROOT, toc_files
+
+# Checks the book's files and its pinned environment, not dtree across versions:
+# `make test-compat` leaves the module out.
+pytestmark = pytest.mark.book
 
 MAX_SHOWN_LINES = 250
 MAX_LINE_LENGTH = 88

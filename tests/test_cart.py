@@ -51,7 +51,7 @@ def test_estimator_contract():
     with pytest.raises(NotFittedError):
         DecisionTreeRegressor().predict(X)
     with pytest.raises(NotFittedError):
-        DecisionTreeClassifier().feature_importances_
+        _ = DecisionTreeClassifier().feature_importances_
 
 
 def test_tree_arrays_are_read_only():
@@ -109,9 +109,9 @@ def test_fit_and_pruning_hand_their_arrays_to_the_tree_without_a_copy(monkeypatc
     monkeypatch.setattr(dtree.pruning, "TreeArrays", Spy)
     model = _fit_small(criterion, params)
     assert len(made) == (2 if "ccp_alpha" in params else 1) and made[-1][0] is model.tree_
-    for tree, given in made:   # the arrays fit and pruning made, not copies of them
+    for tree, passed in made:   # the arrays fit and pruning made, not copies of them
         for name in ARRAY_NAMES:
-            assert getattr(tree, name) is given[name], name
+            assert getattr(tree, name) is passed[name], name
 
 
 @pytest.mark.parametrize("make", [DecisionTreeClassifier, DecisionTreeRegressor])

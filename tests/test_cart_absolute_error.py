@@ -223,8 +223,10 @@ def test_inputs_are_not_modified_and_random_splitter_works():
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("chunk", [(8, 2, 10**6), (64, 6, 7), (256, 1 << 12, 5)],
-                         ids=["one cut per descent", "43 cuts", "a descent per feature"])
+@pytest.mark.parametrize("chunk", [
+    pytest.param((8, 2, 10**6), id="one cut per descent", marks=pytest.mark.slow),
+    pytest.param((64, 6, 7), id="43 cuts"),
+    pytest.param((256, 1 << 12, 5), id="a descent per feature")])
 def test_scoring_in_chunks_grows_the_same_tree(weighted, chunk, monkeypatch):
     """Cuts scored a few at a time, or each feature alone, give the identical tree.
 

@@ -44,7 +44,11 @@ from dtree.datasets import load_animals
 from dtree.plotting import use_book_style
 
 matplotlib = pytest.importorskip("matplotlib")
-from matplotlib.figure import Figure
+from matplotlib.figure import Figure  # noqa: E402 (after the importorskip)
+
+# Checks the book's files and its pinned environment, not dtree across versions:
+# `make test-compat` leaves the module out.
+pytestmark = pytest.mark.book
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -324,6 +328,7 @@ dtree.plotting._node_text = _reversed_class_names
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutant", [False, True])
 def test_nbval_on_the_id3_chapter_catches_a_plot_tree_mutant(tmp_path, mutant):
     """The kernel imports a sitecustomize module that reverses plot_tree's class names."""

@@ -26,6 +26,10 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+# Sandboxed grading of the homework (bubblewrap): most of `make test-unit`'s time;
+# `make test-fast` and `make test-compat` leave it out.
+pytestmark = pytest.mark.homework
+
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("homework", ROOT / "book" / "homework" / "homework.py")
 homework = importlib.util.module_from_spec(spec)

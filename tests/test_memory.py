@@ -82,6 +82,7 @@ def test_c45_memory_does_not_grow_with_samples_times_classes():
     assert peak < 8 * data + budget, f"peak {peak / MiB:.1f} MiB"
 
 
+@pytest.mark.slow
 def test_int_random_state_builds_no_sorted_values():
     # With an int random_state but max_features=None and splitter="best",
     # only the tie ranks between features are random: the tree needs no

@@ -117,7 +117,6 @@ def test_hand_computed_deviations():
     # D = 1 (an even count: D = S - 2 S_le, no median needed); [2, 5) has
     # median 31, D = 1 + 0 + 2 = 3; the whole segment, median 30, D = 29 + 28 + 0 + 1 + 3.
     y = np.array([1.0, 2.0, 30.0, 31.0, 33.0])
-    w = np.ones(5)
     deviations = RangeDeviations(np.arange(5, dtype=np.int32)[None], None, y[None], None, y)
     zero = np.zeros(3, dtype=np.intp)
     W, D = deviations(zero, np.array([0, 2, 0]), np.array([2, 5, 5]), zero)

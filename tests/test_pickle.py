@@ -67,12 +67,13 @@ def test_flatten_round_trip_keeps_shared_nodes():
     assert len(shared_copy) == len(shared)
 
 
+@pytest.mark.slow
 def test_cart_of_depth_ten_thousand(low_recursion_limit):
     X = np.arange(DEPTH + 1, dtype=float)[:, None]
     y = np.arange(DEPTH + 1) % 2
     tree = dtree.DecisionTreeClassifier().fit(X, y)
     assert tree.get_depth() == DEPTH
-    tree.root_            # the cached node tree must not be pickled
+    _ = tree.root_        # the cached node tree must not be pickled
     for copied in round_trips(tree):
         assert same_tree(copied, tree) and copied.get_depth() == DEPTH
         np.testing.assert_array_equal(copied.predict(X), y)
@@ -83,6 +84,7 @@ def test_cart_of_depth_ten_thousand(low_recursion_limit):
         assert copied.root_.children[1].threshold == tree.tree_.threshold[2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [dtree.ID3Classifier, dtree.C45Classifier])
 def test_node_trees_of_depth_ten_thousand(make, low_recursion_limit):
     """ID3 and C4.5 store Node trees; a deep one (built directly) is pickled like a fitted one."""

@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.datasets import load_iris
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
@@ -50,6 +51,17 @@ NOT_FITTED = ("dtree raises its own dtree.exceptions.NotFittedError (a ValueErro
 EXPECTED_FAILURES = {name: {"check_estimators_unfitted": NOT_FITTED} for name in VARIANTS}
 EXPECTED_FAILURES["ID3Classifier"]["check_estimators_nan_inf"] = (
     "ID3 treats every value as a category, inf included (NaN is refused)")
+if tuple(int(part) for part in sklearn.__version__.split(".")[:2]) < (1, 7):
+    # `make test-compat` runs the oldest supported scikit-learn.
+    EXPECTED_FAILURES["ID3Classifier"]["check_positive_only_tag_during_fit"] = (
+        "scikit-learn 1.6's check subtracts a float mean in place from the int32 X it makes for "
+        "an estimator tagged categorical, which NumPy refuses before fit is called (1.7 casts "
+        "the mean: X -= X.mean().astype(X.dtype))")
+
+
+# Checks that may be skipped: scikit-learn >= 1.8 runs the array API check
+# only where the environment variable SCIPY_ARRAY_API is set.
+MAY_SKIP = {"check_array_api_input": "SCIPY_ARRAY_API is not set"}
 
 
 @pytest.mark.parametrize("name", VARIANTS)
@@ -57,11 +69,18 @@ def test_scikit_learn_estimator_checks(name):
     with warnings.catch_warnings():
         # by design: dtree's estimators are not subclasses of scikit-learn's
         warnings.filterwarnings("ignore", message=".*does not inherit from", category=UserWarning)
+        # scikit-learn >= 1.8's check_supervised_y_2d records warnings with the
+        # "always" filter for its own DataConversionWarning only; dtree warns with its
+        # class of that name (it does not import scikit-learn), which the default filter
+        # shows once per place, and an earlier check has already shown it.
+        warnings.simplefilter("always", dtree.DataConversionWarning)
         results = check_estimator(clone(VARIANTS[name]), on_fail=None)
     assert len(results) > 50
     failed = {r["check_name"]: str(r["exception"])[:300] for r in results
               if r["status"] == "failed"}
-    assert not any(r["status"] == "skipped" for r in results)
+    skipped = {r["check_name"]: str(r["exception"]) for r in results if r["status"] == "skipped"}
+    assert all(check in MAY_SKIP and MAY_SKIP[check] in why for check, why in skipped.items()), \
+        skipped
     unexpected = {check: why for check, why in failed.items()
                   if check not in EXPECTED_FAILURES[name]}
     assert not unexpected

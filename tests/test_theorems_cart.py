@@ -58,31 +58,85 @@ def node_sets(tree, X):
 # thm-cart-count-splits
 # ---------------------------------------------------------------------------
 
+def stump_division(x, y, sample_weight=None):
+    """The division of the rows that dtree's depth-1 tree on the one feature ``x`` makes.
+
+    A frozenset of two frozensets of row indices (left and right exchanged count once),
+    or None if the root is a leaf.  Also returns the stump.
+    """
+    stump = DecisionTreeClassifier(max_depth=1).fit(x[:, None], y, sample_weight=sample_weight)
+    t = stump.tree_
+    if t.node_count == 1:
+        return None, stump
+    leaf = stump.apply(x[:, None])
+    left = frozenset(np.flatnonzero(leaf == t.children_left[0]).tolist())
+    right = frozenset(np.flatnonzero(leaf == t.children_right[0]).tolist())
+    return frozenset([left, right]), stump
+
+
 @SETTINGS
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 40), distinct=st.integers(1, 10))
 def test_numeric_feature_has_m_minus_1_splits(seed, n, distinct):
-    """thm-cart-count-splits, part 1: the midpoints give m - 1 different non-trivial left sets."""
-    x = np.random.default_rng(seed).integers(0, distinct, size=n).astype(float)
+    """thm-cart-count-splits, part 1, for dtree's CART: a numeric feature with m distinct values
+    gives exactly m - 1 divisions, one per gap, each reached at the gap's midpoint.
+
+    For each gap k, the labels "x above v_k" make that gap's division the only perfect split, so
+    a stump must find it (every gap is a candidate); random labels and weights must give one of
+    these divisions or no split (no other candidate: never between tied values, never empty).
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, distinct, size=n).astype(float)
     values = np.unique(x)
-    midpoints = (values[:-1] + values[1:]) / 2
-    left_sets = {frozenset(np.flatnonzero(x <= s).tolist()) for s in midpoints}
-    assert len(left_sets) == values.size - 1
-    # every threshold, not only the midpoints, gives one of them or a trivial split
-    for s in np.linspace(x.min() - 1, x.max() + 1, 50):
-        left = frozenset(np.flatnonzero(x <= s).tolist())
-        assert left in left_sets or len(left) in (0, n)
+    gap_divisions = {frozenset([frozenset(np.flatnonzero(x <= v).tolist()),
+                                frozenset(np.flatnonzero(x > v).tolist())])
+                     for v in values[:-1]}
+    found = set()
+    for k in range(values.size - 1):
+        division, stump = stump_division(x, (x > values[k]).astype(int))
+        assert division is not None
+        assert stump.tree_.threshold[0] == (values[k] + values[k + 1]) / 2
+        found.add(division)
+    assert found == gap_divisions
+    assert len(found) == values.size - 1
+    for _ in range(5):
+        y, w = rng.integers(0, 3, size=n), rng.uniform(0.5, 2.0, size=n)
+        division, _ = stump_division(x, y, w)
+        if division is None:
+            assert values.size == 1 or np.unique(y).size == 1
+        else:
+            assert division in gap_divisions
 
 
 @pytest.mark.parametrize("m", range(1, 8))
 def test_categorical_feature_has_2_to_the_m_minus_1_minus_1_splits(m):
-    """thm-cart-count-splits, part 2: unordered two-block partitions of m values."""
-    values = range(m)
-    partitions = set()
+    """thm-cart-count-splits, part 2, with dtree's numeric-only CART: the binary splits of m
+    categories are the 2^(m-1) - 1 divisions {A, not A}; each is the stump dtree grows on the
+    labels "category in A" once the categories are coded in an order that puts A first; a
+    one-hot coding reaches only the min(m, 2^(m-1) - 1) one-against-the-rest ones (the
+    chapter's remark after the weather example).
+    """
+    category = np.repeat(np.arange(m), np.arange(1, m + 1))     # category c on c + 1 rows
+    expected, ordinal, one_hot = set(), set(), set()
     for r in range(1, m):
-        for subset in itertools.combinations(values, r):
-            a = frozenset(subset)
-            partitions.add(frozenset([a, frozenset(values) - a]))
-    assert len(partitions) == 2 ** (m - 1) - 1
+        for subset in itertools.combinations(range(m), r):
+            inside = np.isin(category, subset)
+            division = frozenset([frozenset(np.flatnonzero(inside).tolist()),
+                                  frozenset(np.flatnonzero(~inside).tolist())])
+            expected.add(division)
+            # an ordinal code that lists A's categories first
+            order = [*subset, *(c for c in range(m) if c not in subset)]
+            code = np.argsort(order)[category].astype(float)
+            found, _ = stump_division(code, inside.astype(int))
+            assert found == division
+            ordinal.add(found)
+            stump = DecisionTreeClassifier(max_depth=1).fit(
+                np.eye(m)[category], inside.astype(int))
+            leaf = stump.apply(np.eye(m)[category])
+            if stump.tree_.node_count == 3 and all(
+                    np.unique(inside[leaf == node]).size == 1 for node in (1, 2)):
+                one_hot.add(division)
+    assert len(expected) == len(ordinal) == 2 ** (m - 1) - 1
+    assert len(one_hot) == min(m, 2 ** (m - 1) - 1)
 
 
 def test_weather_outlook_gini_indices():
@@ -151,10 +205,7 @@ def test_absolute_error_leaves_are_medians_and_impurity_is_mae(seed, n, depth, w
     X, _, y, w = make_data(seed, n, 2)
     w = w if weighted else np.ones(n)
     tree = DecisionTreeRegressor(max_depth=depth, criterion="absolute_error")
-    try:
-        tree.fit(X, y, sample_weight=w)
-    except NotImplementedError:
-        pytest.skip("criterion='absolute_error' is not implemented in dtree yet")
+    tree.fit(X, y, sample_weight=w)
     leaves = tree.apply(X)
     for leaf in np.unique(leaves):
         m = leaves == leaf

@@ -9,7 +9,6 @@ split, through quantities that do not depend on how ties are broken.
 from collections import Counter
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier as SkTree

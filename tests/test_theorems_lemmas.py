@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from dtree.information import (conditional_entropy, entropy, gini, joint_entropy,
-                               misclassification_error, split_information)
+                               misclassification_error, second_order_impurity,
+                               self_information, split_information)
 
 tables = arrays(np.int64, st.tuples(st.integers(1, 5), st.integers(1, 5)),
                 elements=st.integers(0, 20)).filter(lambda a: a.sum() > 0)
@@ -16,16 +17,39 @@ distributions = arrays(np.float64, st.integers(2, 6),
                        elements=st.floats(0.0, 1.0)).filter(lambda a: a.sum() > 0.1)
 
 
-@given(st.floats(1e-9, 1.0))
-def test_log_bounds(x):
-    """lem-impurity-log-bounds: 1-x <= (1-x) + (1-x)^2/2 <= -ln x <= (1-x) + (1-x)^2/(2x)."""
+@given(st.floats(1e-9, 1.0), st.integers(1, 5))
+def test_log_bounds(x, rest):
+    """lem-impurity-log-bounds: 1-x <= (1-x) + (1-x)^2/2 <= -ln x <= (1-x) + (1-x)^2/(2x),
+    with -ln x dtree's self-information in nats, and the lemma where the book uses it
+    (thm-impurity-taylor's proof): for a node whose classes have fractions p_k, x = p_k
+    times p_k, summed over k, are dtree's Gini, G2 and entropy in nats."""
     first = 1 - x
     second = first + first ** 2 / 2
     upper = first + first ** 2 / (2 * x)
+    surprisal = self_information(x, base=np.e)
     tol = 1e-12 * max(1.0, upper)
+    assert abs(surprisal - -math.log(x)) <= tol
     assert first <= second + tol
-    assert second <= -math.log(x) + tol
-    assert -math.log(x) <= upper + tol
+    assert second <= surprisal + tol
+    assert surprisal <= upper + tol
+    if x <= 0.99:   # strict where the gaps exceed rounding
+        assert first < second < surprisal < upper
+
+    # a node with one class of fraction x and `rest` classes sharing 1 - x
+    p = np.array([x] + [(1 - x) / rest] * rest)
+    p = p[p > 0]
+    terms = np.array([[1 - q, (1 - q) + (1 - q) ** 2 / 2, self_information(q, base=np.e),
+                       (1 - q) + (1 - q) ** 2 / (2 * q)] for q in p])
+    gini_sum, g2_sum, nats_sum, upper_sum = p @ terms
+    scale = 1e-12 * max(1.0, upper_sum)
+    assert abs(gini(p) - gini_sum) <= scale
+    assert abs(second_order_impurity(p) - g2_sum) <= scale
+    assert abs(entropy(p, base=np.e) - nats_sum) <= scale
+    assert gini(p) <= second_order_impurity(p) + scale
+    assert second_order_impurity(p) <= entropy(p, base=np.e) + scale
+    assert entropy(p, base=np.e) <= upper_sum + scale
+    # eq-impurity-remainder: p_k (1-p_k)^2 / (2 p_k) summed is half the sum of (1-p_k)^2
+    assert entropy(p, base=np.e) - gini(p) <= np.sum((1 - p) ** 2) / 2 + scale
 
 
 @settings(max_examples=200)

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from sklearn.tree import DecisionTreeClassifier as SkDecisionTreeClassifier
 from sklearn.utils.class_weight import compute_sample_weight
 
-from dtree import ID3Classifier
+from dtree import DecisionTreeClassifier, ID3Classifier
 from dtree.datasets import load_weather
 from dtree.information import (
     entropy_from_labels,
@@ -20,6 +21,7 @@ from dtree.information import (
     information_gain_from_labels,
     split_information_from_labels,
 )
+from dtree.inspection import same_tree
 from dtree.tree import iter_nodes
 
 TOL = 1e-12
@@ -159,46 +161,92 @@ def test_relative_gains_add_up_to_the_tree_reduction(weights):
 
 @st.composite
 def labels_and_weights(draw):
+    """A feature column X of shape (n, 1), labels y and positive sample weights w."""
     n = draw(st.integers(1, 40))
+    X = np.array(draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)), float)[:, None]
     y = np.array(draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)))
     w = np.array(draw(st.lists(positive_weights, min_size=n, max_size=n)))
-    return y, w
+    return X, y, w
+
+
+def assert_grown_on(tree, X, y, effective):
+    """A fitted dtree classifier is the tree of the sample weights ``effective``: its root's
+    weight and class fractions, every leaf's weight, and the whole tree are those of the tree
+    fitted with ``sample_weight=effective`` and no class weight."""
+    t = tree.tree_
+    W = effective.sum()
+    assert t.weighted_n_node_samples[0] == pytest.approx(W, rel=1e-12)
+    totals = np.array([effective[y == k].sum() for k in tree.classes_])
+    assert np.allclose(t.value[0, 0], totals / W, rtol=1e-12, atol=1e-15)
+    leaf = tree.apply(X)
+    for node in np.unique(leaf):
+        assert t.weighted_n_node_samples[node] == pytest.approx(effective[leaf == node].sum(),
+                                                                rel=1e-12)
+    assert same_tree(tree, DecisionTreeClassifier().fit(X, y, sample_weight=effective))
+
+
+def assert_root_as_scikit_learn(tree, X, y, w, class_weight):
+    """scikit-learn's tree with the same class_weight has the same root weight and fractions."""
+    theirs = SkDecisionTreeClassifier(class_weight=class_weight, random_state=0)
+    theirs = theirs.fit(X, y, sample_weight=w).tree_
+    assert tree.tree_.weighted_n_node_samples[0] == pytest.approx(
+        theirs.weighted_n_node_samples[0], rel=1e-12)
+    assert np.allclose(tree.tree_.value[0], theirs.value[0], rtol=1e-12, atol=1e-15)
 
 
 @settings(max_examples=50, deadline=None)
 @given(labels_and_weights(), st.data())
 def test_class_weight_dict_multiplies_sample_weights(data, draw):
-    """eq-weights-class-weight: a dict class_weight gives w_i * omega_{y_i}, as scikit-learn computes."""
-    y, w = data
-    omega = {int(k): draw.draw(positive_weights) for k in np.unique(y)}
-    by_hand = w * np.array([omega[int(k)] for k in y])
-    assert np.allclose(by_hand, w * compute_sample_weight(omega, y), rtol=TOL, atol=0)
+    """eq-weights-class-weight: dtree's tree with a dict class_weight is grown on the weights
+    w_i * omega_{y_i} (classes missing from the dict weigh 1), as scikit-learn's."""
+    X, y, w = data
+    present = np.unique(y)
+    given_classes = draw.draw(st.lists(st.sampled_from(present.tolist()), unique=True))
+    omega = {int(k): draw.draw(positive_weights) for k in given_classes}
+    effective = w * np.array([omega.get(int(k), 1.0) for k in y])
+    tree = DecisionTreeClassifier(class_weight=omega).fit(X, y, sample_weight=w)
+    assert_grown_on(tree, X, y, effective)
+    assert_root_as_scikit_learn(tree, X, y, w, omega)
+    assert np.allclose(effective, w * compute_sample_weight(omega, y), rtol=TOL, atol=0)
 
 
 @settings(max_examples=50, deadline=None)
 @given(labels_and_weights())
 def test_balanced_class_weight(data):
-    """prop-weights-balanced: omega_k = n / (K n_k) as in scikit-learn; class totals are
-    (n/K) times the class's mean sample weight, n/K for unit weights (root entropy log2 K)."""
-    y, w = data
+    """prop-weights-balanced: dtree's class_weight="balanced" is omega_k = n / (K n_k); its root's
+    class totals are (n/K) times the class's mean sample weight, n/K for unit weights, where the
+    root is uniform over the K classes (entropy log2 K)."""
+    X, y, w = data
     classes, n_k = np.unique(y, return_counts=True)
     n, K = len(y), len(classes)
     omega = n / (K * n_k)
-    by_hand = w * omega[np.searchsorted(classes, y)]
-    assert np.allclose(by_hand, w * compute_sample_weight("balanced", y), rtol=TOL, atol=0)
-    totals = np.array([by_hand[y == k].sum() for k in classes])
+    effective = w * omega[np.searchsorted(classes, y)]
+    tree = DecisionTreeClassifier(class_weight="balanced").fit(X, y, sample_weight=w)
+    assert_grown_on(tree, X, y, effective)
+    assert_root_as_scikit_learn(tree, X, y, w, "balanced")
+    totals = tree.tree_.value[0, 0] * tree.tree_.weighted_n_node_samples[0]
     means = np.array([w[y == k].mean() for k in classes])
     assert np.allclose(totals, n / K * means, rtol=1e-10, atol=0)
-    unit = compute_sample_weight("balanced", y)
-    assert np.allclose([unit[y == k].sum() for k in classes], n / K, rtol=1e-10, atol=0)
-    assert abs(entropy_from_labels(y, sample_weight=unit) - math.log2(K)) < 1e-10
+    unit = DecisionTreeClassifier(class_weight="balanced", criterion="entropy").fit(X, y).tree_
+    assert unit.weighted_n_node_samples[0] == pytest.approx(n, rel=1e-12)
+    assert np.allclose(unit.value[0, 0], 1 / K, rtol=1e-10, atol=0)
+    assert abs(unit.impurity[0] - math.log2(K)) < 1e-10
 
 
 def test_class_weight_worked_example():
-    """eq-weights-class-weight, eq-weights-balanced: the notes' example (Geng 2021, set B, Q11)."""
-    w, y = np.array([20.0, 30.0, 10.0]), np.array([0, 0, 1])
-    assert (w * compute_sample_weight({0: 40, 1: 60}, y)).tolist() == [800.0, 1200.0, 600.0]
-    assert np.allclose(w * compute_sample_weight("balanced", y), [15.0, 22.5, 15.0], rtol=TOL)
+    """eq-weights-class-weight, eq-weights-balanced: the notes' example (Geng 2021, set B, Q11),
+    the weights of dtree's trees."""
+    X, w, y = np.array([[0.0], [1.0], [2.0]]), np.array([20.0, 30.0, 10.0]), np.array([0, 0, 1])
+    for class_weight, effective in [({0: 40, 1: 60}, [800.0, 1200.0, 600.0]),
+                                    ("balanced", [15.0, 22.5, 15.0])]:
+        tree = DecisionTreeClassifier(class_weight=class_weight).fit(X, y, sample_weight=w)
+        assert_grown_on(tree, X, y, np.array(effective))
+        assert_root_as_scikit_learn(tree, X, y, w, class_weight)
+        assert np.allclose(w * compute_sample_weight(class_weight, y), effective, rtol=TOL)
+    # the dict's root: W = 2600, fractions (2000, 600) / 2600
+    tree = DecisionTreeClassifier(class_weight={0: 40, 1: 60}).fit(X, y, sample_weight=w)
+    assert tree.tree_.weighted_n_node_samples[0] == 2600.0
+    assert np.allclose(tree.tree_.value[0, 0], [2000 / 2600, 600 / 2600], rtol=TOL)
 
 
 # --------------------------------------------------------------------------
@@ -231,6 +279,7 @@ def test_missing_penalty_bounds_and_definition(data):
         assert penalised == 0.0
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(columns_with_missing())
 def test_gain_ratio_with_missing_values_is_at_most_one(data):

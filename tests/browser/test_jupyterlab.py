@@ -46,7 +46,6 @@ from urllib.parse import quote
 
 import nbformat
 import pytest
-import yaml
 
 from dtree.book import stated_precision_text
 

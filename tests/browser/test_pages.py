@@ -36,7 +36,6 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 import nbformat
-import pytest
 
 TIMEOUT_MS = 30_000
 
@@ -125,7 +124,8 @@ RAW_MARKUP = r"""
   // Join the text of each block element, so that a role cut over two nodes is seen whole.
   const blocks = new Map();
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const block = node.parentElement.closest("p, li, dd, dt, td, th, figcaption, h1, h2, h3, h4, caption") || node.parentElement;
+    const block = node.parentElement.closest(
+      "p, li, dd, dt, td, th, figcaption, h1, h2, h3, h4, caption") || node.parentElement;
     blocks.set(block, (blocks.get(block) || "") + node.textContent);
   }
   for (const text of blocks.values())
@@ -136,7 +136,7 @@ RAW_MARKUP = r"""
 """
 
 # Every figure of the article: an image in a cell's output or in a figure.
-FIGURES = """
+FIGURES = r"""
 () => [...document.querySelectorAll("article div.cell_output img, article figure img")].map(img => {
   const figure = img.closest("figure");
   const caption = figure ? figure.querySelector("figcaption") : null;
