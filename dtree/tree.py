@@ -461,24 +461,31 @@ class TreeArrays:
         ``_APPLY_CHUNK`` rows (their arrays stay in cache).  A leaf leads to
         itself, so a row that reached one may take a few more (idle) steps:
         finished rows leave the chunk every ``_APPLY_CHECK`` steps.  Row ``i``
-        at node ``t`` reads ``X.flat[i * d + feature[t]]``.
+        at node ``t`` reads ``X[i, feature[t]]`` from the flat buffer of ``X``:
+        ``flat[i * d + feature[t]]`` in C order, ``flat[i + n * feature[t]]``
+        in Fortran order (pandas 3's DataFrames), so that neither is copied.
         """
-        X = np.ascontiguousarray(X)
+        X = np.asarray(X)
         if X.dtype.kind != "f":     # integers, objects: compared as float64 (and NaN found)
             X = X.astype(np.float64)
         n, d = X.shape
-        flat = X.ravel()
+        if X.flags.f_contiguous and not X.flags.c_contiguous:
+            flat, row_step, feature_step = X.ravel(order="F"), 1, n   # views, no copy
+        else:
+            X = np.ascontiguousarray(X)
+            flat, row_step, feature_step = X.ravel(), d, 1
         leaf = np.zeros(n, dtype=np.intp)
         if self.children_left[0] < 0 or n == 0:
             return leaf
         # a float min is NaN if any entry is: one pass, no (n, d) mask
         any_missing = bool(np.isnan(X.min()))
         r = self._routing
-        child2, feature2, is_leaf2 = r["child2"], r["feature2"], r["is_leaf2"]
+        child2, is_leaf2 = r["child2"], r["is_leaf2"]
+        feature2 = r["feature2"] * feature_step      # where a node's feature starts in flat
         threshold2 = r["threshold2_32"] if X.dtype == np.float32 else r["threshold2"]
         for lo in range(0, n, _APPLY_CHUNK):
             rows = np.arange(lo, min(lo + _APPLY_CHUNK, n))
-            offset = rows * d                        # where each row starts in flat
+            offset = rows * row_step                 # where each row starts in flat
             node2 = np.zeros(rows.size, dtype=np.intp)   # twice the node of each row
             for step in range(1, self.max_depth + 1):
                 # x[feature[t]] <= threshold[t]

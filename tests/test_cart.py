@@ -525,3 +525,21 @@ def test_a_feature_within_a_micro_unit_is_split():
     y = (x > 5e-7).astype(int)
     tree = DecisionTreeClassifier().fit(x[:, None], y)
     assert tree.score(x[:, None], y) == 1.0 and tree.get_n_leaves() == 2
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_fortran_ordered_X_predicts_as_c_ordered(dtype):
+    """pandas 3 hands out column-major arrays: apply reads them in place, same leaves."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(500, 7)) * 10
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 3]) > 0).astype(int)
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y)
+    X_test = rng.normal(size=(300, 7)) * 10
+    if dtype is not np.int64:
+        X_test[rng.random(X_test.shape) < 0.05] = np.nan
+    X_test = X_test.astype(dtype)
+    fortran = np.asfortranarray(X_test)
+    assert fortran.flags.f_contiguous and not fortran.flags.c_contiguous
+    np.testing.assert_array_equal(tree.apply(fortran), tree.apply(X_test))
+    np.testing.assert_array_equal(tree.apply(fortran[:, ::-1][:, ::-1]), tree.apply(X_test))
