@@ -47,7 +47,7 @@ def cell_source(url: str, branch: str) -> str:
         "# Where dtree is missing (Colab, a downloaded chapter), install it and what the\n"
         "# chapters import; in the book's own environment this does nothing.\n"
         "try:\n"
-        "    import dtree\n"
+        "    import dtree  # noqa: F401 (only whether it imports)\n"
         "except ModuleNotFoundError:\n"
         f'    %pip install --quiet "dtree[notebooks] @ git+{url}@{branch}"'
     )
