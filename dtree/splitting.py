@@ -420,13 +420,21 @@ class _Level:
         """Repeat (b, n_segments) values over the segments' positions: (b, m)."""
         return np.repeat(per_segment, self.sizes, axis=1)
 
-    def over_positions(self, per_segment, lo, hi):
-        """``per_segment[..., j]`` at the positions ``lo .. hi - 1`` of segment j, (..., hi - lo)."""
+    def parts(self, lo, hi):
+        """The segments ``s0 .. s1 - 1`` that meet positions ``lo .. hi - 1``, and their parts.
+
+        Returns ``s0, s1`` and the parts' starts (relative to ``lo``) and sizes.
+        """
         s0 = int(np.searchsorted(self.starts, lo, side="right")) - 1
         s1 = int(np.searchsorted(self.starts, hi, side="left"))
-        ends = np.minimum(self.starts[s0:s1] + self.sizes[s0:s1], hi)
-        return np.repeat(per_segment[..., s0:s1], ends - np.maximum(self.starts[s0:s1], lo),
-                         axis=-1)
+        part_starts = np.maximum(self.starts[s0:s1], lo) - lo
+        part_ends = np.minimum(self.starts[s0:s1] + self.sizes[s0:s1], hi) - lo
+        return s0, s1, part_starts, part_ends - part_starts
+
+    def over_positions(self, per_segment, lo, hi):
+        """``per_segment[..., j]`` at the positions ``lo .. hi - 1`` of segment j, (..., hi - lo)."""
+        s0, s1, _, part_sizes = self.parts(lo, hi)
+        return np.repeat(per_segment[..., s0:s1], part_sizes, axis=-1)
 
 
 class _BlockBest(NamedTuple):
@@ -568,10 +576,11 @@ def _sweep_in_chunks(level, fb) -> _BlockBest:
     step = max(1, _chunk_cells(m, level.n_swept) // b)
     for lo in range(0, m, step):
         hi = min(lo + step, m)
-        # The segments s0 .. s1 - 1 meet [lo, hi).
-        s0 = int(np.searchsorted(level.starts, lo, side="right")) - 1
-        s1 = int(np.searchsorted(level.starts, hi, side="left"))
-        part_best, part_first, carry = _sweep_chunk(level, fb, lo, hi, s0, s1, carry)
+        s0, s1, part_starts, part_sizes = level.parts(lo, hi)
+        score, carry = _chunk_scores(level, fb, lo, hi, carry)
+        part_best = np.maximum.reduceat(score, part_starts, axis=1)      # (b, s1 - s0)
+        part_first = _first_at_best(score, part_best, part_starts, part_sizes, lo)
+        del score                    # memory: not alive beside the next chunk's sums
         # Merge: a strictly better score moves the position; NaN propagates as
         # in a reduction over the whole segment.
         better = part_best > value[:, s0:s1]
@@ -581,30 +590,24 @@ def _sweep_in_chunks(level, fb) -> _BlockBest:
     return _BlockBest(value, zeros, first, zeros, np.broadcast_to(level.sizes, (b, n_segments)))
 
 
-def _sweep_chunk(level, fb, lo, hi, s0, s1, carry):
-    """One chunk of :func:`_sweep_in_chunks`: positions ``lo .. hi - 1``, segments ``s0 .. s1 - 1``.
+def _chunk_scores(level, fb, lo, hi, carry):
+    """The proxy at the cuts after positions ``lo .. hi - 1`` (-inf: no candidate), (b, hi - lo).
 
-    Returns the best score of each segment's part in the chunk, the first
-    position reaching it (both of shape (b, s1 - s0)) and the running sum.
+    Also returns the running sum after position ``hi - 1``, the ``carry`` of
+    the next chunk (see :func:`segment_prefix_sums`).
     """
-    starts, m = level.starts, level.order.shape[1]
-    part_starts = np.maximum(starts[s0:s1], lo) - lo
-    part_sizes = np.minimum(starts[s0:s1] + level.sizes[s0:s1], hi) - lo - part_starts
+    m = level.order.shape[1]
     O = level.order[fb, lo:min(hi + 1, m)].astype(np.intp)   # one more: the next value
     cand = _gaps(_gather_values(level.X, fb, O), hi - lo)
     if level.options.feature_mask is not None:
-        cand &= np.repeat(level.options.feature_mask[s0:s1, fb].T, part_sizes, axis=1)
+        cand &= level.over_positions(level.options.feature_mask[:, fb].T, lo, hi)
     cand &= level.leaf_ok[lo:hi]
-    left = segment_prefix_sums(level.stats, level.swept_totals, O[:, :hi - lo], starts, lo,
-                               carry)
+    left = segment_prefix_sums(level.stats, level.swept_totals, O[:, :hi - lo], level.starts,
+                               lo, carry)
     del O                            # memory (tests/test_memory.py): the sums replace it
-    right = np.repeat(level.swept_totals[:, None, s0:s1], part_sizes, axis=2) - left
+    right = level.over_positions(level.swept_totals[:, None, :], lo, hi) - left
     score = _score(level.criterion, left, right, cand, level.min_weight_leaf)
-    carry = left[:, :, -1].copy()
-    del left, right                  # memory: _first_at_best's temporaries come next
-    part_best = np.maximum.reduceat(score, part_starts, axis=1)      # (b, parts)
-    part_first = _first_at_best(score, part_best, part_starts, part_sizes, lo)
-    return part_best, part_first, carry
+    return score, left[:, :, -1].copy()
 
 
 def _sweep_block(level, fb) -> _BlockBest:
