@@ -196,44 +196,44 @@ def reference_split(x, stats, criterion, *, min_samples_leaf=1, min_weight_leaf=
     :func:`best_splits` finds, with the same tie rules (see the module
     docstring), in :math:`O(n)` array operations and a loop over candidates.
     """
-    x = np.asarray(x).astype(np.float32)                # the tree compares float32
-    order = np.argsort(x, kind="stable")                # increasing x, missing last
+    x = np.asarray(x).astype(np.float32)              # the tree compares float32 values
+    order = np.argsort(x, kind="stable")              # increasing x, missing (NaN) last
     x, stats = x[order].astype(np.float64), stats[:, order]
     n, n_present = x.size, int(np.count_nonzero(~np.isnan(x)))
     n_missing = n - n_present
-    if threshold is None:                               # between distinct values
+    # A cut sends its first `cut` non-missing samples left, all below the threshold.
+    if threshold is None:                             # a gap between distinct values
         cuts = [i + 1 for i in range(n_present - 1) if x[i + 1] > x[i]]
-    else:                                               # below the drawn threshold
+    else:                                             # the random splitter's threshold
         below = int(np.count_nonzero(x[:n_present] <= threshold))
         cuts = [below] if 0 < below < n_present else []
-    sides = [MISSING_RIGHT, MISSING_LEFT][:1 + (n_missing > 0)]
-    if missing_left is not None and n_missing:          # the random splitter's coin
+    sides = [MISSING_RIGHT, MISSING_LEFT] if n_missing else [MISSING_RIGHT]
+    if missing_left is not None and n_missing:        # the random splitter's coin
         sides = [MISSING_LEFT if missing_left else MISSING_RIGHT]
-    # (kind, non-missing samples sent left) in the order that wins ties
-    splits = [(side, cut) for side in sides for cut in cuts]
+    splits = [(side, cut) for side in sides for cut in cuts]   # in the order of ties
     if n_missing and missing_left is None and n_present and x[n_present - 1] > x[0]:
-        splits.append((NON_MISSING_LEFT, n_present))
-    prefix = np.cumsum(stats, axis=1)                   # prefix[:, i]: samples 0 .. i
+        splits.append((NON_MISSING_LEFT, n_present))  # non-missing left, missing right
+    prefix = np.cumsum(stats, axis=1)                 # prefix[:, i]: samples 0 .. i
     total = stats.sum(axis=1)
     missing = total - prefix[:, n_present - 1] if n_present else total
     best = None
     for kind, cut in splits:
-        n_left = cut + n_missing * (kind == MISSING_LEFT)
-        if criterion.additive:                          # left child: a prefix sum
-            left = prefix[:, cut - 1] + missing if kind == MISSING_LEFT else prefix[:, cut - 1]
+        went_left = kind == MISSING_LEFT
+        n_left = cut + n_missing * went_left
+        if criterion.additive:                        # the left child: a prefix sum
+            left = prefix[:, cut - 1] + missing if went_left else prefix[:, cut - 1]
             right = total - left
-        else:                                           # medians: the two parts' own
+        else:                                         # the absolute error: medians
             two = criterion.node_stats(stats, np.arange(n), np.array([0, n_left]))
-            left, right = two[:, 0], two[:, 1]
-        if (min(n_left, n - n_left) < min_samples_leaf
-                or min(criterion.weight(left), criterion.weight(right)) < min_weight_leaf):
+            left, right = two.T
+        weight = min(criterion.weight(left), criterion.weight(right))
+        if min(n_left, n - n_left) < min_samples_leaf or weight < min_weight_leaf:
             continue
         with np.errstate(divide="ignore", invalid="ignore"):
             proxy = float(criterion.proxy(left[:, None], right[:, None])[0])
-        if proxy > -np.inf and (best is None or proxy > best.proxy):
-            at = threshold if threshold is not None else midpoint(x[cut - 1], x[cut])
+        if proxy > -np.inf and (best is None or proxy > best.proxy):   # ties: the first
+            at = midpoint(x[cut - 1], x[cut]) if threshold is None else threshold
             at = np.inf if kind == NON_MISSING_LEFT else float(at)
-            went_left = kind == MISSING_LEFT
             best = NodeSplit(proxy, at, n_left, cut, n_missing, went_left,
                              went_left if n_missing else n_left > n - n_left)
     return best
@@ -369,13 +369,15 @@ def segment_prefix_sums(stats, totals, O, starts, lo=0, carry=None):
         The floats do not depend on how the level is cut into chunks.
     """
     n_swept = totals.shape[0]
-    left = _gather(stats, np.arange(n_swept), O, stacked=True)   # (s, b, c) per sample
-    # One running sum along the level, restarted at segment j by subtracting the
-    # total of segment j - 1 at j's first position: left = sum_{start <= q <= p} stats[q].
-    j = np.arange(np.searchsorted(starts, max(lo, 1)), np.searchsorted(starts, lo + O.shape[1]))
+    left = _gather(stats, np.arange(n_swept), O, stacked=True)   # (s, b, c), per sample
+    # Segments j >= 1 that start in the chunk: at j's first position, subtract the
+    # total of segment j - 1, so that one running sum along the level restarts there.
+    first, last = np.searchsorted(starts, [max(lo, 1), lo + O.shape[1]])
+    j = np.arange(first, last)
     left[:, :, starts[j] - lo] -= totals[:, None, j - 1]
     if carry is not None:
-        left[:, :, 0] += carry
+        left[:, :, 0] += carry                  # the running sum before position lo
+    # left[:, :, p] = sum of stats[q] for q = start(p) .. p: step 2.1 of the sweep
     np.cumsum(left, axis=2, out=left)
     return left
 
