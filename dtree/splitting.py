@@ -599,15 +599,16 @@ def _chunk_scores(level, fb, lo, hi, carry):
     the next chunk (see :func:`segment_prefix_sums`).
     """
     m = level.order.shape[1]
+    s0, s1, _, part_sizes = level.parts(lo, hi)
     O = level.order[fb, lo:min(hi + 1, m)].astype(np.intp)   # one more: the next value
     cand = _gaps(_gather_values(level.X, fb, O), hi - lo)
     if level.options.feature_mask is not None:
-        cand &= level.over_positions(level.options.feature_mask[:, fb].T, lo, hi)
+        cand &= np.repeat(level.options.feature_mask[s0:s1, fb].T, part_sizes, axis=1)
     cand &= level.leaf_ok[lo:hi]
     left = segment_prefix_sums(level.stats, level.swept_totals, O[:, :hi - lo], level.starts,
                                lo, carry)
     del O                            # memory (tests/test_memory.py): the sums replace it
-    right = level.over_positions(level.swept_totals[:, None, :], lo, hi) - left
+    right = np.repeat(level.swept_totals[:, None, s0:s1], part_sizes, axis=2) - left
     score = _score(level.criterion, left, right, cand, level.min_weight_leaf)
     return score, left[:, :, -1].copy()
 
