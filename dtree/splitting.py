@@ -195,6 +195,15 @@ def reference_split(x, stats, criterion, *, min_samples_leaf=1, min_weight_leaf=
     :class:`NodeSplit`, or None if no split is allowed.  It finds the split
     :func:`best_splits` finds, with the same tie rules (see the module
     docstring), in :math:`O(n)` array operations and a loop over candidates.
+
+    Examples
+    --------
+    >>> from dtree.criteria import Gini
+    >>> x = np.array([3.0, 1.0, 4.0, 2.0])
+    >>> stats = np.array([[0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]])  # classes 1, 0, 1, 0
+    >>> split = reference_split(x, stats, Gini)
+    >>> split.threshold, split.n_left          # two pure children
+    (2.5, 2)
     """
     x = np.asarray(x).astype(np.float32)              # the tree compares float32 values
     order = np.argsort(x, kind="stable")              # increasing x, missing (NaN) last
@@ -970,6 +979,20 @@ class BestSplitter:
     window(start, size)
         A splitter over positions ``start : start + size`` only, sharing the
         state (the best-first growth's one node).
+
+    Examples
+    --------
+    >>> from dtree.criteria import Gini
+    >>> X = np.array([[3.0, 0.0], [1.0, 0.0], [4.0, 1.0], [2.0, 1.0]])
+    >>> stats = Gini.sample_stats(np.array([1, 0, 1, 0]), np.ones(4), 2)
+    >>> splitter = BestSplitter(Gini, stats).start(X)
+    >>> starts, sizes = np.array([0]), np.array([4])
+    >>> found = splitter.search(starts, sizes, splitter.totals(starts))
+    >>> found.feature, found.threshold, found.n_left
+    (array([0]), array([2.5]), array([2]))
+    >>> splitter.split(starts, sizes, found)     # the root's samples: left child first
+    >>> splitter.order[0].tolist()
+    [1, 3, 0, 2]
     """
 
     random_thresholds = False     # whether _draw draws thresholds (RandomSplitter)
