@@ -381,8 +381,8 @@ def segment_prefix_sums(stats, totals, O, starts, lo=0, carry=None):
     left = _gather(stats, np.arange(n_swept), O, stacked=True)   # (s, b, c), per sample
     # Segments j >= 1 that start in the chunk: at j's first position, subtract the
     # total of segment j - 1, so that one running sum along the level restarts there.
-    first, last = np.searchsorted(starts, [max(lo, 1), lo + O.shape[1]])
-    j = np.arange(first, last)
+    hi = lo + O.shape[1]
+    j = np.arange(np.searchsorted(starts, max(lo, 1)), np.searchsorted(starts, hi))
     left[:, :, starts[j] - lo] -= totals[:, None, j - 1]
     if carry is not None:
         left[:, :, 0] += carry                  # the running sum before position lo
@@ -587,8 +587,9 @@ def _sweep_in_chunks(level, fb) -> _BlockBest:
     step = max(1, _chunk_cells(m, level.n_swept) // b)
     for lo in range(0, m, step):
         hi = min(lo + step, m)
-        s0, s1, part_starts, part_sizes = level.parts(lo, hi)
-        score, carry = _chunk_scores(level, fb, lo, hi, carry)
+        parts = level.parts(lo, hi)
+        s0, s1, part_starts, part_sizes = parts
+        score, carry = _chunk_scores(level, fb, lo, hi, parts, carry)
         part_best = np.maximum.reduceat(score, part_starts, axis=1)      # (b, s1 - s0)
         part_first = _first_at_best(score, part_best, part_starts, part_sizes, lo)
         del score                    # memory: not alive beside the next chunk's sums
@@ -601,14 +602,15 @@ def _sweep_in_chunks(level, fb) -> _BlockBest:
     return _BlockBest(value, zeros, first, zeros, np.broadcast_to(level.sizes, (b, n_segments)))
 
 
-def _chunk_scores(level, fb, lo, hi, carry):
+def _chunk_scores(level, fb, lo, hi, parts, carry):
     """The proxy at the cuts after positions ``lo .. hi - 1`` (-inf: no candidate), (b, hi - lo).
 
-    Also returns the running sum after position ``hi - 1``, the ``carry`` of
-    the next chunk (see :func:`segment_prefix_sums`).
+    ``parts`` is ``level.parts(lo, hi)``.  Also returns the running sum after
+    position ``hi - 1``, the ``carry`` of the next chunk (see
+    :func:`segment_prefix_sums`).
     """
     m = level.order.shape[1]
-    s0, s1, _, part_sizes = level.parts(lo, hi)
+    s0, s1, _, part_sizes = parts
     O = level.order[fb, lo:min(hi + 1, m)].astype(np.intp)   # one more: the next value
     cand = _gaps(_gather_values(level.X, fb, O), hi - lo)
     if level.options.feature_mask is not None:
