@@ -5,18 +5,21 @@ at once.  It can do so because each criterion needs only a few sums over the
 samples of a node, which are additive: the statistics of a left child are a
 prefix sum of per-sample statistics along the sorted feature, and those of the
 right child are the node's total minus the left.  A criterion here therefore
-consists of
+subclasses :class:`Criterion`, which declares what it provides:
 
 * ``sample_stats`` -- the per-sample statistics, an array of shape
   (n_stats, n_samples) (one contiguous row per statistic); for the class
   counts, a :class:`ClassWeights` that stands for the one-hot array of shape
   (n_classes, n_samples) without building it;
+* ``node_stats`` -- the statistics of nodes (sums of their samples');
 * ``weight(stats)`` -- the total weight of a node from its statistics;
 * ``impurity(stats)`` -- the impurity of a node from its summed statistics;
 * ``proxy(left, right)`` -- a score that ranks the splits of one node in the
   same order as the impurity decrease, but is cheaper to compute (the
   constant terms of the node are dropped);
-* ``value(...)`` -- what a leaf predicts.
+* ``value(...)`` -- what a leaf predicts;
+* ``additive``, ``n_swept``, ``block_cells`` -- how the sweep of
+  :mod:`dtree.splitting` treats it.
 
 Every function works on the first axis (the statistics), so one call scores
 all candidate splits of all nodes of a tree level, for a block of features.  The statistics per criterion:
@@ -43,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CLASSIFICATION_CRITERIA", "REGRESSION_CRITERIA", "get_criterion"]
+__all__ = ["CLASSIFICATION_CRITERIA", "REGRESSION_CRITERIA", "Criterion", "get_criterion"]
 
 # Below this, an impurity counts as zero (scikit-learn's EPSILON).
 EPSILON = np.finfo(np.float64).eps
@@ -143,7 +146,159 @@ class ClassWeights:
         return out
 
 
-class Gini:
+class Criterion:
+    r"""What a CART criterion provides to the split search and the growth.
+
+    A criterion is used as a class (its methods are static or class
+    methods); :mod:`dtree.splitting` and :mod:`dtree.growth` call only what is
+    declared here.  A criterion is *additive* when the statistics of a node are
+    the sum of its samples' (class weights, :math:`(w, wy, wy^2)`): the sweep
+    then scores every cut by prefix sums and :meth:`proxy`.  A criterion that
+    is not (the absolute error) provides :meth:`node_stats` and
+    :meth:`children_score` instead of sums.
+
+    Attributes
+    ----------
+    name : str
+        The estimators' ``criterion`` parameter that selects it.
+    is_classification : bool
+        Whether the statistics are class weights (a leaf predicts class
+        fractions) rather than those of a numeric target.
+    additive : bool, default=True
+        Whether node statistics are sums of per-sample statistics.
+    n_swept : int or None, default=None
+        How many leading statistics (rows) :meth:`proxy` and :meth:`weight`
+        read; the sweep sums only those.  ``None``: all.
+    block_cells : int or None, default=None
+        (feature, position) cells the sweep scores at once; ``None``:
+        ``dtree.splitting.BLOCK_CELLS``.
+    """
+
+    name: str
+    is_classification: bool
+    additive = True
+    n_swept = None
+    block_cells = None
+
+    @staticmethod
+    def sample_stats(y, weight, n_classes=None):
+        """Per-sample statistics.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n_samples,)
+            Targets (class codes ``0 .. n_classes - 1`` for a classification).
+        weight : ndarray of shape (n_samples,), float64
+            Sample weights (positive).
+        n_classes : int or None
+            Number of classes (classification only).
+
+        Returns
+        -------
+        ndarray of shape (n_stats, n_samples) or ClassWeights
+        """
+        raise NotImplementedError
+
+    @classmethod
+    def node_stats(cls, stats, samples, starts):
+        """Statistics of each segment ``samples[starts[j]:starts[j + 1]]``.
+
+        For an additive criterion, the sums of the per-sample statistics,
+        summed afresh (not as "total - left": the difference leaves rounding
+        residue, and a pure child would show a class count of 1e-16 and look
+        impure); class weights (:class:`ClassWeights`) sum their one-hot rows
+        a block of classes at a time.
+
+        Parameters
+        ----------
+        stats : ndarray of shape (n_stats, n_samples) or ClassWeights
+            Per-sample statistics (:meth:`sample_stats`).
+        samples : ndarray of shape (m,), int
+            Sample ids, segment after segment.
+        starts : ndarray of shape (n_segments,), int
+            Start of each segment in ``samples`` (``starts[0] == 0``).
+
+        Returns
+        -------
+        ndarray of shape (n_stats, n_segments)
+        """
+        if isinstance(stats, ClassWeights):      # one-hot class weights, never built whole
+            return stats.segment_sums(samples, starts)
+        # One statistic at a time: a temporary of one row, not of all n_stats rows.
+        return np.array([np.add.reduceat(row[samples], starts) for row in stats])
+
+    @staticmethod
+    def weight(stats):
+        """Total weight :math:`W` of nodes, shape ``stats.shape[1:]``.
+
+        ``stats`` is of shape (n_stats, ...): node statistics along the first
+        axis, any shape after it (nodes, or features x cuts).
+        """
+        raise NotImplementedError
+
+    @staticmethod
+    def impurity(stats):
+        """Impurity :math:`i(t)` of nodes from their statistics (n_stats, ...).
+
+        Returns an array of shape ``stats.shape[1:]``.
+        """
+        raise NotImplementedError
+
+    @staticmethod
+    def proxy(left, right):
+        r"""Score of splits, ranking them as their impurity decrease does.
+
+        Parameters
+        ----------
+        left, right : ndarray of shape (n_stats, ...)
+            Statistics of the left and right children (at least the first
+            ``n_swept`` rows).
+
+        Returns
+        -------
+        ndarray of shape ``left.shape[1:]``
+            :math:`-W_L\, i(L) - W_R\, i(R)` up to terms and factors that are
+            the same for every split of a node (-inf: a forbidden split).
+        """
+        raise NotImplementedError
+
+    @staticmethod
+    def value(stats):
+        """What leaves predict, from their statistics (n_stats, n_nodes).
+
+        Returns an array of shape (n_outputs, n_nodes): the statistics
+        themselves for a classification (class weights), the mean or median
+        of a regression (one output).
+        """
+        raise NotImplementedError
+
+    @staticmethod
+    def children_score(stats, O, starts, sizes, cand, min_weight_leaf=0.0):
+        """A non-additive criterion's proxy at every candidate cut of a block, shape (b, m).
+
+        Parameters
+        ----------
+        stats : ndarray of shape (n_stats, n_samples)
+            Per-sample statistics.
+        O : ndarray of shape (b, m), int
+            For each of ``b`` features, the samples of the segments in the
+            feature's order.
+        starts, sizes : ndarray of shape (n_segments,), int
+            The segments of ``O``'s rows.
+        cand : ndarray of shape (b, m), bool
+            The candidate cuts (after position p of a segment).
+        min_weight_leaf : float
+            Cuts leaving a child lighter are no candidates.
+
+        Returns
+        -------
+        ndarray of shape (b, m)
+            The proxy of every candidate cut, -inf elsewhere.
+        """
+        raise NotImplementedError("an additive criterion is scored with proxy")
+
+
+class Gini(Criterion):
     """Gini impurity on weighted class counts (Breiman et al. 1984, section 4.3)."""
 
     name = "gini"
@@ -159,7 +314,12 @@ class Gini:
 
     @staticmethod
     def impurity(counts):
-        # 1 - sum_k c_k^2 / W^2 (scikit-learn's order of operations)
+        # 1 - sum_k c_k^2 / W^2 (scikit-learn's order of operations).  The same
+        # impurity as dtree.information._gini_of_counts (1 - sum_k p_k^2, on the
+        # last axis), which the book's Part 1 prints; they round differently, and
+        # each keeps its order so that neither CART's trees (scikit-learn's
+        # floats) nor the printed numbers change.  tests/test_criteria.py checks
+        # that they agree to 1e-12.
         total = counts.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             return 1.0 - np.square(counts).sum(axis=0) / np.square(total)
@@ -198,7 +358,12 @@ class Entropy(Gini):
 
     @staticmethod
     def impurity(counts):
-        # -sum_k p_k log2 p_k with p_k = c_k / W (terms with c_k = 0 are 0)
+        # -sum_k p_k log2 p_k with p_k = c_k / W (terms with c_k = 0 are 0), the
+        # classes summed one after another as scikit-learn does.  The same
+        # entropy as dtree.information._entropy_of_counts (natural log over
+        # log(base), pairwise sums on the last axis), which ID3 and C4.5 use:
+        # both are kept, so that no tree of either family changes by a float;
+        # tests/test_criteria.py checks that they agree to 1e-12.
         total = counts.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             p = counts / total
@@ -207,7 +372,7 @@ class Entropy(Gini):
         return -_sum_over_classes(terms) + 0.0
 
 
-class SquaredError:
+class SquaredError(Criterion):
     """Weighted variance, the mean squared error of the node mean (Breiman et al. 1984, ch. 8)."""
 
     name = "squared_error"
@@ -270,7 +435,7 @@ class Poisson(SquaredError):
         return np.where((s_left <= EPSILON) | (s_right <= EPSILON), -np.inf, score)
 
 
-class AbsoluteError:
+class AbsoluteError(Criterion):
     r"""Mean absolute deviation from the weighted median (least absolute deviation).
 
     The impurity of a node is :math:`\frac{1}{W}\sum_i w_i |y_i - \tilde y|`
@@ -279,9 +444,9 @@ class AbsoluteError:
     weight reaches :math:`W/2`, or the midpoint of it and the next value if
     the cumulative weight is exactly :math:`W/2`; Breiman et al. 1984, section
     8.11).  The proxy of a split is :math:`-(D_L + D_R)`, minus the children's
-    sums of absolute deviations, i.e. :math:`-W_L i(L) - W_R i(R)`; it is
-    computed by :meth:`children_score` (there is no ``proxy(left, right)``:
-    the children's statistics are never materialised).
+    sums of absolute deviations, i.e. :math:`-W_L i(L) - W_R i(R)`; the sweep
+    computes it with :meth:`children_score` (the children's statistics are
+    never materialised), :meth:`proxy` from statistics at hand.
 
     Medians are not sums, so this criterion is not additive: its per-sample
     statistics are (w, y) and a node's statistics (W, median, D)
@@ -313,6 +478,16 @@ class AbsoluteError:
     @staticmethod
     def value(stats):
         return stats[1:2]
+
+    @staticmethod
+    def proxy(left, right):
+        """:math:`-(D_L + D_R)` from the children's (W, median, D), shape ``left.shape[1:]``.
+
+        For a split whose children's statistics are at hand (the reference
+        splitter of :mod:`dtree.splitting`); the sweep never builds them and
+        scores its cuts with :meth:`children_score`.
+        """
+        return -(left[2] + right[2])
 
     @staticmethod
     def node_stats(stats, samples, starts):

@@ -39,9 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtree.criteria import EPSILON, ClassWeights
-from dtree.splitting import (FEATURE_THRESHOLD, SplitResult, best_splits, feature_values,
-                             goes_left, partition, presort)
+from dtree.criteria import EPSILON
+from dtree.splitting import BestSplitter, RandomSplitter, presort
 from dtree.tree import TREE_LEAF, node_fields
 
 # The "node" arrays of dtree.tree.NODE_FIELDS that the growers compute.
@@ -79,43 +78,8 @@ def _leaf_nodes(n_nodes):
     return {f.name: f.full(n_nodes) for f in node_fields("child", "split")}
 
 
-def node_totals(criterion, stats, samples, starts):
-    """Statistics of each segment ``samples[starts[j]:starts[j+1]]``, shape (n_stats, n_segments).
-
-    Summed afresh for an additive criterion (rather than as "total - left":
-    the difference leaves rounding residue, and a pure child would show a
-    class count of 1e-16 and look impure); computed from the samples for the
-    absolute error (``criterion.node_stats``); class weights
-    (:class:`dtree.criteria.ClassWeights`) sum their one-hot rows a block of
-    classes at a time.
-    """
-    if not getattr(criterion, "additive", True):
-        return criterion.node_stats(stats, samples, starts)
-    if isinstance(stats, ClassWeights):      # one-hot class weights, never built whole
-        return stats.segment_sums(samples, starts)
-    # One statistic at a time: a temporary of one row, not of all n_stats rows.
-    return np.array([np.add.reduceat(row[samples], starts) for row in stats])
-
-
-def _has_missing(X):
-    """Features with a NaN somewhere in ``X`` of shape (n_samples, n_features), shape (n_features,)."""
-    return np.array([np.isnan(X[:, f]).any() for f in range(X.shape[1])])  # no (n, d) temporary
-
-
 def _exclusive_cumsum(sizes):
     return np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
-
-
-def _keep_columns(order, keep):
-    """``order[:, keep]`` without a second (n_features, m) array: a view of ``order``.
-
-    Each row is compacted in place (the kept entries move to its front, in
-    their order), so the presorted index is never held twice.
-    """
-    n_kept = int(np.count_nonzero(keep))
-    for row in order:
-        row[:n_kept] = row[keep]
-    return order[:, :n_kept]
 
 
 def _improvement(criterion, totals, impurity, left, right, total_weight):
@@ -136,61 +100,22 @@ def _can_split(params, depth, sizes, weights, impurity):
             & (impurity > EPSILON))
 
 
-def _segment_ranges(X, order, starts):
-    """Each segment's lowest and highest non-missing value of every feature, shape (n_seg, d).
+def _splitter(X, stats, criterion, params, rng, kind=None):
+    """The split search (:class:`dtree.splitting.BestSplitter`'s interface), started on ``X``.
 
-    Also whether the feature is constant in the segment (no two values apart,
-    or all missing).  One feature at a time: temporaries of one feature's column.
+    ``kind`` is a splitter class; None: ``RandomSplitter`` if
+    ``params.splitter == "random"``, else ``BestSplitter``.
     """
-    n_segments, n_features = starts.size, X.shape[1]
-    lowest = np.empty((n_segments, n_features), dtype=np.float32)
-    highest = np.empty((n_segments, n_features), dtype=np.float32)
-    n_present = np.empty((n_segments, n_features), dtype=np.intp)
-    for f in range(n_features):
-        values = feature_values(X, order[f], f)                 # (m,) sorted, NaN last
-        n_present[:, f] = np.add.reduceat(~np.isnan(values), starts)
-        lowest[:, f] = values[starts]
-        highest[:, f] = values[starts + np.maximum(n_present[:, f] - 1, 0)]  # last non-missing
-    constant = (n_present == 0) | ~(highest > lowest + FEATURE_THRESHOLD)
-    return lowest, highest, constant
+    if kind is None:
+        kind = RandomSplitter if params.splitter == "random" else BestSplitter
+    splitter = kind(criterion, stats, min_samples_leaf=params.min_samples_leaf,
+                    min_weight_leaf=params.min_weight_leaf, max_features=params.max_features,
+                    rng=rng)
+    return splitter.start(X, sort=presort)
 
 
-def _search_options(X, order, starts, sizes, params, rng, has_missing=None):
-    """Per-segment feature draws (max_features), tie ranks and random thresholds.
-
-    With no random generator the search is exhaustive and ties go to the
-    lowest feature index.  Otherwise every segment gets a random priority per
-    feature: the ``max_features`` non-constant features of lowest priority are
-    searched, ties between equally good splits go to the lower priority, and
-    the random splitter draws one threshold per feature uniformly between the
-    segment's minimum and maximum non-missing value (the maximum itself is
-    replaced by the minimum, so that both children are non-empty) and, where
-    the segment has missing values, a fair coin for the side they go to.
-    """
-    if rng is None:
-        return {}
-    n_features = X.shape[1]
-    priority = rng.random((starts.size, n_features))
-    options = {"feature_rank": np.argsort(np.argsort(priority, axis=1), axis=1)}
-    k = params.max_features or n_features
-    if k == n_features and params.splitter != "random":
-        return options       # only the tie ranks are random: no feature values needed
-    lowest, highest, constant = _segment_ranges(X, order, starts)
-    if k < n_features:
-        drawn = np.argsort(np.where(constant, np.inf, priority), axis=1)[:, :k]
-        mask = np.zeros_like(constant)
-        np.put_along_axis(mask, drawn, True, axis=1)
-        options["feature_mask"] = mask & ~constant
-    if params.splitter == "random":
-        low, high = lowest.astype(np.float64), highest.astype(np.float64)
-        threshold = low + rng.random(low.shape) * (high - low)
-        options["thresholds"] = np.where(threshold >= high, low, threshold)
-        if has_missing is not None and has_missing.any():
-            options["missing_left"] = rng.random(low.shape) < 0.5
-    return options
-
-
-def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
+def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
+                     splitter=None) -> GrownTree:
     """Grow level by level; return the nodes in depth-first pre-order.
 
     Parameters
@@ -203,14 +128,17 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
     criterion : class from :mod:`dtree.criteria`
     params : GrowthParams
     rng : numpy.random.Generator or None
-        Feature draws, tie ranks and random thresholds (see ``_search_options``).
+        Feature draws, tie ranks and random thresholds
+        (:meth:`dtree.splitting.BestSplitter.options`).
+    splitter : class or None
+        The split search, a class with :class:`dtree.splitting.BestSplitter`'s
+        interface; None: from ``params.splitter``.
     """
     n_samples = X.shape[0]
-    order = presort(X)
-    has_missing = _has_missing(X)
+    splitter = _splitter(X, stats, criterion, params, rng, splitter)
     starts = np.array([0], dtype=np.intp)
     sizes = np.array([n_samples], dtype=np.intp)
-    totals = node_totals(criterion, stats, order[0], starts)
+    totals = splitter.totals(starts)
     total_weight = float(criterion.weight(totals)[0])
     impurity = criterion.impurity(totals)
     depth = 0
@@ -227,29 +155,25 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
             break
         # Keep only the segments that may split.
         if not open_.all():
-            order = _keep_columns(order, np.repeat(open_, sizes))
+            splitter.keep(np.repeat(open_, sizes))
             sizes, totals, impurity = sizes[open_], totals[:, open_], impurity[open_]
         where = np.flatnonzero(open_)
         starts = _exclusive_cumsum(sizes)
-        found = best_splits(X, order, starts, sizes, stats, totals, criterion,
-                            min_samples_leaf=params.min_samples_leaf,
-                            min_weight_leaf=params.min_weight_leaf, has_missing=has_missing,
-                            **_search_options(X, order, starts, sizes, params, rng, has_missing))
+        found = splitter.search(starts, sizes, totals)
         split = found.feature >= 0
         if not split.any():
             break
         # Keep the splitting segments, partition them, and lay out the children
         # left, right, left, right, ... in the order of their parents.
         if not split.all():
-            order = _keep_columns(order, np.repeat(split, sizes))
+            splitter.keep(np.repeat(split, sizes))
             sizes, totals, impurity = sizes[split], totals[:, split], impurity[split]
-            found = SplitResult(**{k: v[split] for k, v in vars(found).items()})
+            found = found.select(split)
         where = where[split]
         starts = _exclusive_cumsum(sizes)
-        partition(order, starts, sizes, found.n_left,
-                  goes_left(order, starts, sizes, found, n_samples))
+        splitter.split(starts, sizes, found)
         child_sizes = np.column_stack([found.n_left, sizes - found.n_left]).ravel()
-        child_totals = node_totals(criterion, stats, order[0], _exclusive_cumsum(child_sizes))
+        child_totals = splitter.totals(_exclusive_cumsum(child_sizes))
         gain = _improvement(criterion, totals, impurity, child_totals[:, 0::2],
                             child_totals[:, 1::2], total_weight)
         keep = ~(gain + EPSILON < params.min_impurity_decrease)
@@ -257,7 +181,7 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
             break
         if not keep.all():  # too small a decrease: the node stays a leaf
             kept_children = np.repeat(keep, 2)
-            order = _keep_columns(order, np.repeat(kept_children, child_sizes))
+            splitter.keep(np.repeat(kept_children, child_sizes))
             child_sizes, child_totals = child_sizes[kept_children], child_totals[:, kept_children]
             where = where[keep]
         for f in node_fields("split"):
@@ -268,7 +192,7 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None) -> Gro
         sizes, totals = child_sizes, child_totals
         impurity = criterion.impurity(totals)
         depth += 1
-    del order                 # the presorted index is not needed to assemble the tree
+    del splitter              # the presorted index is not needed to assemble the tree
     return _preorder(levels)
 
 
@@ -306,18 +230,18 @@ def _preorder(levels) -> GrownTree:
     return GrownTree(arrays=arrays, stats=placed(cat("stats")))
 
 
-def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None) -> GrownTree:
+def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
+                    splitter=None) -> GrownTree:
     """Split the leaf of largest weighted impurity decrease until ``max_leaf_nodes`` leaves.
 
-    Each node's best split is found (and its segment of ``order`` partitioned
-    by it) when the node is created; the split is applied when the node is
-    popped from the priority queue.
+    Each node's best split is found (and its segment of the splitter's
+    positions partitioned by it) when the node is created; the split is
+    applied when the node is popped from the priority queue.  Parameters as
+    for :func:`grow_depth_first`.
     """
     n_samples = X.shape[0]
-    order = presort(X)
-    has_missing = _has_missing(X)
-    one = (np.array([0]),)
-    root_totals = node_totals(criterion, stats, order[0], *one)
+    splitter = _splitter(X, stats, criterion, params, rng, splitter)
+    root_totals = splitter.totals(np.array([0]))
     total_weight = float(criterion.weight(root_totals)[0])
     nodes = []     # creation order: dicts
     heap = []      # (-improvement, node id)
@@ -331,17 +255,14 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None) -> Grow
         if not _can_split(params, depth, np.array(size), criterion.weight(totals)[0],
                           impurity[0]):
             return node_id
-        view = order[:, start:start + size]
+        view = splitter.window(start, size)
         segment = (np.array([0]), np.array([size]))
-        found = best_splits(X, view, *segment, stats, totals, criterion,
-                            min_samples_leaf=params.min_samples_leaf,
-                            min_weight_leaf=params.min_weight_leaf, has_missing=has_missing,
-                            **_search_options(X, view, *segment, params, rng, has_missing))
+        found = view.search(*segment, totals)
         if found.feature[0] < 0:
             return node_id
         k = int(found.n_left[0])
-        partition(view, *segment, found.n_left, goes_left(view, *segment, found, n_samples))
-        children = node_totals(criterion, stats, view[0], np.array([0, k]))
+        view.split(*segment, found)
+        children = view.totals(np.array([0, k]))
         gain = float(_improvement(criterion, totals, impurity, children[:, :1],
                                   children[:, 1:], total_weight)[0])
         if gain + EPSILON < params.min_impurity_decrease:

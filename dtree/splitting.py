@@ -11,28 +11,32 @@ Along a sorted segment, moving the threshold past one sample moves that
 sample from the right child to the left, so the statistics of every left
 child are prefix sums and those of the right child are the node's total minus
 the left: all thresholds of all nodes are scored with one cumulative sum per
-feature (:func:`best_splits`), in :math:`O(n)` time per feature and level
-instead of :math:`O(n^2)`.  Over a tree of depth :math:`h` the search costs
-:math:`O(n\,d\,h)` after the :math:`O(n\,d \log n)` presort (the sorted sweep of
-the GrowTree lecture notes).  The
-sweep is vectorised over all nodes of a level *and* over a block of features
-(arrays of shape (features, positions)), so its Python overhead per level does
-not grow with the number of nodes or features.  A long level is swept in
-chunks of positions, the running sum carried from one chunk into the next
-(:func:`_sweep_in_chunks`): the result is the same float for float, and the
-sweep's temporaries stay at a few MiB however large ``n`` is, and however many
-classes there are (a chunk holds at most ``SWEEP_CELLS`` class weights).  ``X`` itself is
-never copied: its values are read as float32 where they are needed
-(:func:`feature_values`).
+feature (:func:`segment_prefix_sums`, called by :func:`best_splits`), in
+:math:`O(n)` time per feature and level instead of :math:`O(n^2)`.  Over a
+tree of depth :math:`h` the search costs :math:`O(n\,d\,h)` after the
+:math:`O(n\,d \log n)` presort (the sorted sweep of the GrowTree lecture
+notes).  The sweep is vectorised over all nodes of a level *and* over a block
+of features (arrays of shape (features, positions)), so its Python overhead
+per level does not grow with the number of nodes or features.  A long level
+is swept in chunks of positions, the running sum carried from one chunk into
+the next: the result is the same float for float, and the sweep's
+temporaries stay at a few MiB however large ``n`` is, and however many
+classes there are (a chunk holds at most ``SWEEP_CELLS`` class weights).
+``X`` itself is never copied: its values are read as float32 where they are
+needed (:func:`feature_values`).
+
+:func:`reference_split` is the same search written for one node and one
+feature, short enough to read (the book prints it); the tests check that
+:func:`best_splits` returns the split it returns, node by node.
 
 Candidate thresholds lie between two consecutive distinct values (distinct
 as float32, the type scikit-learn stores ``X`` in) at their midpoint; when the
-midpoint rounds onto the upper value, the lower value is used.  Every
-comparison uses float64.  scikit-learn's source declares a tolerance
-``FEATURE_THRESHOLD = 1e-7``, but its compiled trees (1.7) split any two
-distinct float32 values, 1e-30 apart near 0 or one float32 step apart near 1
-(``tests/test_cart.py`` measures it), and so does dtree: a feature whose values
-all lie within 1e-7 is still split.
+midpoint rounds onto the upper value, the lower value is used
+(:func:`midpoint`).  Every comparison uses float64.  scikit-learn's source
+declares a tolerance ``FEATURE_THRESHOLD = 1e-7``, but its compiled trees
+(1.7) split any two distinct float32 values, 1e-30 apart near 0 or one
+float32 step apart near 1 (``tests/test_cart.py`` measures it), and so does
+dtree: a feature whose values all lie within 1e-7 is still split.
 
 Missing values (scikit-learn >= 1.3).  Where a segment has samples whose
 value of feature :math:`f` is missing, every threshold of :math:`f` is scored
@@ -43,19 +47,39 @@ node (or all missing) is not a candidate.
 
 Ties between candidates are broken deterministically: among splits of equal
 score, the lowest feature index wins (or the lowest random rank, see
-``feature_rank``), then, within a feature, missing-right before missing-left
-before the :math:`+\infty` split, then the lowest threshold.
+``SearchOptions.feature_rank``), then, within a feature, missing-right before
+missing-left before the :math:`+\infty` split, then the lowest threshold.
+
+The growth (:mod:`dtree.growth`) reaches all of this through a *splitter*
+object, :class:`BestSplitter` (or :class:`RandomSplitter`), which owns the
+presorted index and documents the interface a new splitter implements.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from dtree.criteria import ClassWeights
 
-__all__ = ["SplitResult", "best_splits", "partition", "presort", "FEATURE_THRESHOLD"]
+__all__ = [
+    "FEATURE_THRESHOLD",
+    "BestSplitter",
+    "RandomSplitter",
+    "ReferenceSplitter",
+    "SearchOptions",
+    "SplitResult",
+    "best_splits",
+    "midpoint",
+    "partition",
+    "presort",
+    "reference_node_split",
+    "reference_split",
+    "segment_prefix_sums",
+]
 
 # Values that differ by at most this much (in float32) are one value: none,
 # as in scikit-learn's compiled trees (see the module docstring).
@@ -98,6 +122,155 @@ class SplitResult:
     missing_go_to_left: np.ndarray  # (n_segments,) bool, where NaN goes at predict time
     n_left: np.ndarray              # (n_segments,) int, samples sent left
     proxy: np.ndarray               # (n_segments,) the criterion's proxy score
+
+    @classmethod
+    def empty(cls, n_segments):
+        """No split yet for ``n_segments`` segments (feature -1, proxy -inf)."""
+        def zeros(dtype):
+            return np.zeros(n_segments, dtype=dtype)
+
+        return cls(feature=np.full(n_segments, -1, dtype=np.intp), threshold=zeros(float),
+                   cut=zeros(np.intp), n_missing=zeros(np.intp), missing_left=zeros(bool),
+                   missing_go_to_left=zeros(bool), n_left=zeros(np.intp),
+                   proxy=np.full(n_segments, -np.inf))
+
+    def update(self, segments, **fields):
+        """Set ``fields`` (names of the attributes) at the given segments."""
+        for name, values in fields.items():
+            getattr(self, name)[segments] = values
+
+    def select(self, mask):
+        """The splits of the segments where ``mask`` (n_segments,) is true."""
+        return SplitResult(**{name: values[mask] for name, values in vars(self).items()})
+
+
+@dataclass
+class SearchOptions:
+    """What a randomised search draws for each segment (``None``: not drawn).
+
+    Each array has shape (n_segments, n_features); see
+    :meth:`BestSplitter.options` for how they are drawn.
+    """
+
+    feature_mask: np.ndarray | None = None   # bool: features the segment may use
+    feature_rank: np.ndarray | None = None   # int: order of features on ties (lower first)
+    thresholds: np.ndarray | None = None     # float64: the one candidate threshold
+    missing_left: np.ndarray | None = None   # bool: where missing values are sent
+
+    def of_segment(self, j):
+        """The options of segment ``j``, rows of shape (n_features,) or None."""
+        return {name: None if value is None else value[j] for name, value in vars(self).items()}
+
+
+def midpoint(lower, upper):
+    """The threshold between two consecutive distinct values (float64 arrays or scalars).
+
+    Their midpoint, or ``lower`` where the midpoint rounds onto ``upper``
+    (or overflows), so that ``lower <= threshold < upper``.
+    """
+    threshold = lower / 2.0 + upper / 2.0       # sum of halves: no overflow
+    return np.where((threshold == upper) | np.isinf(threshold), lower, threshold)
+
+
+class NodeSplit(NamedTuple):
+    """The best split of one node on one feature (:func:`reference_split`)."""
+
+    proxy: float               # the criterion's proxy of the split
+    threshold: float           # x <= threshold goes left (inf: non-missing left, missing right)
+    n_left: int                # samples sent left
+    cut: int                   # non-missing samples sent left (the lowest values)
+    n_missing: int             # samples whose value is missing
+    missing_left: bool         # whether the missing ones go left
+    missing_go_to_left: bool   # where NaN goes at predict time
+
+
+def reference_split(x, stats, criterion, *, min_samples_leaf=1, min_weight_leaf=0.0,
+                    threshold=None, missing_left=None):
+    """The best split of one node on one feature: argsort, cumulative sums, proxy.
+
+    ``x`` of shape (n,) holds the node's values of the feature (NaN: missing),
+    ``stats`` of shape (n_stats, n) its samples' statistics (dense),
+    ``criterion`` a :class:`dtree.criteria.Criterion`; ``threshold`` and
+    ``missing_left`` are the random splitter's draws.  Returns a
+    :class:`NodeSplit`, or None if no split is allowed.  It finds the split
+    :func:`best_splits` finds, with the same tie rules (see the module
+    docstring), in :math:`O(n)` array operations and a loop over candidates.
+
+    Examples
+    --------
+    >>> from dtree.criteria import Gini
+    >>> x = np.array([3.0, 1.0, 4.0, 2.0])
+    >>> stats = np.array([[0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]])  # classes 1, 0, 1, 0
+    >>> split = reference_split(x, stats, Gini)
+    >>> split.threshold, split.n_left          # two pure children
+    (2.5, 2)
+    """
+    x = np.asarray(x).astype(np.float32)              # the tree compares float32 values
+    order = np.argsort(x, kind="stable")              # increasing x, missing (NaN) last
+    x, stats = x[order].astype(np.float64), stats[:, order]
+    n, n_present = x.size, int(np.count_nonzero(~np.isnan(x)))
+    n_missing = n - n_present
+    # A cut sends its first `cut` non-missing samples left, all below the threshold.
+    if threshold is None:                             # a gap between distinct values
+        cuts = [i + 1 for i in range(n_present - 1) if x[i + 1] > x[i]]
+    else:                                             # the random splitter's threshold
+        below = int(np.count_nonzero(x[:n_present] <= threshold))
+        cuts = [below] if 0 < below < n_present else []
+    sides = [MISSING_RIGHT, MISSING_LEFT] if n_missing else [MISSING_RIGHT]
+    if missing_left is not None and n_missing:        # the random splitter's coin
+        sides = [MISSING_LEFT if missing_left else MISSING_RIGHT]
+    splits = [(side, cut) for side in sides for cut in cuts]   # in the order of ties
+    if n_missing and missing_left is None and n_present and x[n_present - 1] > x[0]:
+        splits.append((NON_MISSING_LEFT, n_present))  # non-missing left, missing right
+    prefix = np.cumsum(stats, axis=1)                 # prefix[:, i]: samples 0 .. i
+    total = stats.sum(axis=1)
+    missing = total - prefix[:, n_present - 1] if n_present else total
+    best = None
+    for kind, cut in splits:
+        went_left = kind == MISSING_LEFT
+        n_left = cut + n_missing * went_left
+        if criterion.additive:                        # the left child: a prefix sum
+            left = prefix[:, cut - 1] + missing if went_left else prefix[:, cut - 1]
+            right = total - left
+        else:                                         # the absolute error: medians
+            two = criterion.node_stats(stats, np.arange(n), np.array([0, n_left]))
+            left, right = two.T
+        weight = min(criterion.weight(left), criterion.weight(right))
+        if min(n_left, n - n_left) < min_samples_leaf or weight < min_weight_leaf:
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            proxy = float(criterion.proxy(left[:, None], right[:, None])[0])
+        if proxy > -np.inf and (best is None or proxy > best.proxy):   # ties: the first
+            at = midpoint(x[cut - 1], x[cut]) if threshold is None else threshold
+            at = np.inf if kind == NON_MISSING_LEFT else float(at)
+            best = NodeSplit(proxy, at, n_left, cut, n_missing, went_left,
+                             went_left if n_missing else n_left > n - n_left)
+    return best
+
+
+def reference_node_split(X, stats, criterion, *, feature_mask=None, feature_rank=None,
+                         thresholds=None, missing_left=None, **rules):
+    """The best split of one node: :func:`reference_split` of every allowed feature.
+
+    ``X`` of shape (n, n_features) holds the node's samples; the options are
+    rows of :class:`SearchOptions` (shape (n_features,)) and ``rules`` the
+    keywords ``min_samples_leaf`` and ``min_weight_leaf``.  The largest proxy
+    wins, ties going to the lowest ``feature_rank`` (default: the lowest
+    feature index).  Returns ``(feature, NodeSplit)``, or None.
+    """
+    best = None
+    for f in range(X.shape[1]):
+        if feature_mask is not None and not feature_mask[f]:
+            continue
+        found = reference_split(
+            X[:, f], stats, criterion, **rules,
+            threshold=None if thresholds is None else thresholds[f],
+            missing_left=None if missing_left is None else missing_left[f])
+        rank = f if feature_rank is None else feature_rank[f]
+        if found is not None and (best is None or found.proxy > best[2].proxy
+                                  or (found.proxy == best[2].proxy and rank < best[1])):
+            best = (f, rank, found)
+    return None if best is None else (best[0], best[2])
 
 
 def presort(X) -> np.ndarray:
@@ -174,10 +347,119 @@ def _feature_blocks(n_features, m, cells=BLOCK_CELLS, max_size=None):
     return [np.arange(lo, min(lo + size, n_features)) for lo in range(0, n_features, size)]
 
 
-def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
-                min_samples_leaf=1, min_weight_leaf=0.0, feature_mask=None,
-                feature_rank=None, thresholds=None, missing_left=None,
-                has_missing=None) -> SplitResult:
+
+def segment_prefix_sums(stats, totals, O, starts, lo=0, carry=None):
+    r"""Statistics of the left child of every cut: prefix sums that restart at every segment.
+
+    Parameters
+    ----------
+    stats : ndarray of shape (n_stats, n_samples) or ClassWeights
+        Per-sample statistics of the criterion.
+    totals : ndarray of shape (n_swept, n_segments)
+        Statistics of each segment (the first ``n_swept`` rows of
+        :meth:`dtree.criteria.Criterion.node_stats`).
+    O : ndarray of shape (b, c), int
+        For each of ``b`` features, the samples at positions ``lo .. lo + c - 1``
+        of the level, segment after segment, each in increasing order of the
+        feature.
+    starts : ndarray of shape (n_segments,), int
+        Where each segment starts (``starts[0] == 0``).
+    lo : int, default=0
+        The position of ``O``'s first column.
+    carry : ndarray of shape (n_swept, b), default=None
+        The running sum at position ``lo - 1`` (the last column this function
+        returned for the positions before ``lo``); None at ``lo == 0``.
+
+    Returns
+    -------
+    ndarray of shape (n_swept, b, c)
+        Column ``p - lo``: the sums of the statistics of the samples of ``p``'s
+        segment up to position ``p`` -- the left child of the cut after ``p``.
+        The floats do not depend on how the level is cut into chunks.
+    """
+    n_swept = totals.shape[0]
+    left = _gather(stats, np.arange(n_swept), O, stacked=True)   # (s, b, c), per sample
+    # Segments j >= 1 that start in the chunk: at j's first position, subtract the
+    # total of segment j - 1, so that one running sum along the level restarts there.
+    hi = lo + O.shape[1]
+    j = np.arange(np.searchsorted(starts, max(lo, 1)), np.searchsorted(starts, hi))
+    left[:, :, starts[j] - lo] -= totals[:, None, j - 1]
+    if carry is not None:
+        left[:, :, 0] += carry                  # the running sum before position lo
+    # left[:, :, p] = sum of stats[q] for q = start(p) .. p: step 2.1 of the sweep
+    np.cumsum(left, axis=2, out=left)
+    return left
+
+
+@dataclass
+class _Level:
+    """The arguments of one :func:`best_splits` call, shared by the sweep's helpers."""
+
+    X: np.ndarray                 # (n_samples, n_features)
+    order: np.ndarray             # (n_features, m) segments sorted by each feature
+    starts: np.ndarray            # (n_segments,)
+    sizes: np.ndarray             # (n_segments,)
+    stats: object                 # (n_stats, n_samples) or ClassWeights
+    totals: np.ndarray            # (n_stats, n_segments)
+    criterion: type
+    min_samples_leaf: int
+    min_weight_leaf: float
+    has_missing: np.ndarray       # (n_features,) bool
+    options: SearchOptions
+
+    def __post_init__(self):
+        # The statistics the proxy reads (with many classes, all of them).
+        self.n_swept = self.criterion.n_swept or self.stats.shape[0]
+        self.swept_totals = self.totals[:self.n_swept]
+        # The cut after position p of a segment leaves p - start + 1 samples left:
+        # cuts leaving both children min_samples_leaf samples form one run per segment.
+        msl, sizes = self.min_samples_leaf, self.sizes
+        too_few = np.minimum(msl - 1, sizes)
+        allowed = np.maximum(sizes - 2 * msl + 1, 0)
+        runs = np.column_stack([too_few, allowed, sizes - too_few - allowed]).ravel()
+        self.leaf_ok = np.repeat(np.tile([False, True, False], sizes.size), runs)   # (m,)
+
+    def feature_blocks(self):
+        """Blocks of features swept together: at most SWEEP_CELLS statistics per position."""
+        n_features, m = self.order.shape
+        additive = self.criterion.additive
+        max_block = max(1, SWEEP_CELLS // self.n_swept) if additive else n_features
+        return _feature_blocks(n_features, m, self.criterion.block_cells or BLOCK_CELLS,
+                               max_block)
+
+    def per_position(self, per_segment):
+        """Repeat (b, n_segments) values over the segments' positions: (b, m)."""
+        return np.repeat(per_segment, self.sizes, axis=1)
+
+    def parts(self, lo, hi):
+        """The segments ``s0 .. s1 - 1`` that meet positions ``lo .. hi - 1``, and their parts.
+
+        Returns ``s0, s1`` and the parts' starts (relative to ``lo``) and sizes.
+        """
+        s0 = int(np.searchsorted(self.starts, lo, side="right")) - 1
+        s1 = int(np.searchsorted(self.starts, hi, side="left"))
+        part_starts = np.maximum(self.starts[s0:s1], lo) - lo
+        part_ends = np.minimum(self.starts[s0:s1] + self.sizes[s0:s1], hi) - lo
+        return s0, s1, part_starts, part_ends - part_starts
+
+    def over_positions(self, per_segment, lo, hi):
+        """``per_segment[..., j]`` at the positions ``lo .. hi - 1`` of segment j, (..., hi - lo)."""
+        s0, s1, _, part_sizes = self.parts(lo, hi)
+        return np.repeat(per_segment[..., s0:s1], part_sizes, axis=-1)
+
+
+class _BlockBest(NamedTuple):
+    """Per feature of a block and segment, each of shape (b, n_segments)."""
+
+    value: np.ndarray       # the best proxy (-inf: no candidate)
+    kind: np.ndarray        # the kind of split that reaches it (first kind on ties)
+    first: np.ndarray       # the first position reaching it
+    n_missing: np.ndarray   # samples missing the feature
+    n_present: np.ndarray   # the others
+
+
+def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_samples_leaf=1,
+                min_weight_leaf=0.0, has_missing=None, options=None) -> SplitResult:
     """Score every threshold of every segment and keep each segment's best.
 
     Parameters
@@ -195,8 +477,8 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
         Per-sample statistics of the criterion, one row per statistic (class
         weights: :class:`dtree.criteria.ClassWeights`).
     totals : ndarray of shape (n_stats, n_segments)
-        Statistics of each segment (as :func:`dtree.growth.node_totals` gives).
-    criterion : class from :mod:`dtree.criteria`
+        Statistics of each segment (``criterion.node_stats``).
+    criterion : subclass of :class:`dtree.criteria.Criterion`
         Supplies ``proxy(left, right)`` and ``weight(stats)``; a criterion that
         is not ``additive`` (the absolute error) scores a block's cuts itself
         with ``children_score``.
@@ -204,104 +486,335 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *,
         Splits leaving fewer samples in a child are not candidates.
     min_weight_leaf : float, default=0.0
         Splits leaving less weight in a child are not candidates.
-    feature_mask : ndarray of shape (n_segments, n_features), bool, default=None
-        Features each segment may use (``max_features``); ``None`` allows all.
-    feature_rank : ndarray of shape (n_segments, n_features), int, default=None
-        Order in which features win ties (lower rank first); ``None`` ranks
-        features by index.
-    thresholds : ndarray of shape (n_segments, n_features), float64, default=None
-        If given (the random splitter), each segment and feature has this one
-        candidate threshold instead of all midpoints.
-    missing_left : ndarray of shape (n_segments, n_features), bool, default=None
-        With ``thresholds``: where the random splitter sends missing values
-        (the non-missing-vs-missing split is then not a candidate).
     has_missing : ndarray of shape (n_features,), bool, default=None
         Features with a missing value somewhere in ``X``; ``None``: none.
+    options : SearchOptions, default=None
+        Random feature subsets, tie ranks and thresholds; ``None``: the
+        exhaustive search, ties to the lowest feature index.
 
     Returns
     -------
     SplitResult
         The best split per segment, ``feature == -1`` if there is none.
     """
-    n_features, m = order.shape
-    n_segments = starts.size
-    # The cut after position p of a segment leaves p - start + 1 samples left:
-    # cuts leaving both children min_samples_leaf samples form one run per segment.
-    too_few = np.minimum(min_samples_leaf - 1, sizes)
-    allowed = np.maximum(sizes - 2 * min_samples_leaf + 1, 0)
-    runs = np.column_stack([too_few, allowed, sizes - too_few - allowed]).ravel()
-    shape_ok = np.repeat(np.tile([False, True, False], n_segments), runs)   # (m,) bool
-    has_missing = np.zeros(n_features, bool) if has_missing is None else has_missing
-
-    best = SplitResult(
-        feature=np.full(n_segments, -1, dtype=np.intp), threshold=np.zeros(n_segments),
-        cut=np.zeros(n_segments, dtype=np.intp), n_missing=np.zeros(n_segments, dtype=np.intp),
-        missing_left=np.zeros(n_segments, bool), missing_go_to_left=np.zeros(n_segments, bool),
-        n_left=np.zeros(n_segments, dtype=np.intp), proxy=np.full(n_segments, -np.inf))
-    best_rank = np.full(n_segments, np.iinfo(np.intp).max)
-
-    additive = getattr(criterion, "additive", True)
-    # Many classes: fewer features per block (a position of a block holds one
-    # statistic per class and feature: at most SWEEP_CELLS of them).
-    n_swept = getattr(criterion, "n_swept", None) or stats.shape[0]
-    max_block = max(1, SWEEP_CELLS // n_swept) if additive else n_features
-    for fb in _feature_blocks(n_features, m, getattr(criterion, "block_cells", BLOCK_CELLS),
-                              max_block):
-        b = fb.size
-        if additive and thresholds is None and not has_missing[fb].any():
+    if has_missing is None:
+        has_missing = np.zeros(order.shape[0], bool)
+    level = _Level(X, order, starts, sizes, stats, totals, criterion, min_samples_leaf,
+                   min_weight_leaf, has_missing, options or SearchOptions())
+    best = SplitResult.empty(starts.size)
+    best_rank = np.full(starts.size, np.iinfo(np.intp).max)
+    for fb in level.feature_blocks():
+        if (criterion.additive and level.options.thresholds is None
+                and not has_missing[fb].any()):
             # The common case, swept a chunk of positions at a time (same result,
             # memory bounded by _chunk_cells instead of one feature's column).
-            value, first = _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals,
-                                            criterion, shape_ok, feature_mask, min_weight_leaf)
-            kind = np.zeros((b, n_segments), dtype=np.intp)
-            n_missing = np.zeros((b, n_segments), dtype=np.intp)
-            n_present = np.broadcast_to(sizes, (b, n_segments))
+            block = _sweep_in_chunks(level, fb)
         else:
-            value, kind, first, n_missing, n_present = _sweep_block(
-                X, order, fb, starts, sizes, stats, totals, criterion, shape_ok, feature_mask,
-                min_samples_leaf, min_weight_leaf, thresholds, missing_left, has_missing)
-
-        # Best feature of the block per segment: largest score, then lowest rank.
-        rank = (np.broadcast_to(fb[:, None], (b, n_segments)) if feature_rank is None
-                else feature_rank[:, fb].T)
-        top = value.max(axis=0)
-        row = np.argmin(np.where(value == top, rank, np.iinfo(np.intp).max), axis=0)
-        col = np.arange(n_segments)
-        row_rank = rank[row, col]
-        improves = ((top > best.proxy) | ((top == best.proxy) & (row_rank < best_rank))) \
-            & (top > -np.inf)
-        if not improves.any():
-            continue
-        segs = np.flatnonzero(improves)
-        r, k = row[segs], kind[row, col][segs]
-        p = first[r, segs]          # lowest threshold among the winner's equal scores
-        n_miss = n_missing[r, segs]
-        is_inf = k == NON_MISSING_LEFT
-        p = np.where(is_inf, starts[segs] + n_present[r, segs] - 1, p)
-        cut = p - starts[segs] + 1
-        f = fb[r]
-        if thresholds is None:
-            lower = feature_values(X, order[f, p], f).astype(np.float64)
-            upper = feature_values(X, order[f, np.minimum(p + 1, m - 1)], f).astype(np.float64)
-            threshold = lower / 2.0 + upper / 2.0       # sum of halves: no overflow
-            threshold = np.where((threshold == upper) | np.isinf(threshold), lower, threshold)
-        else:
-            threshold = thresholds[segs, f]
-        threshold = np.where(is_inf, np.inf, threshold)
-        went_left = k == MISSING_LEFT
-        n_left = cut + np.where(went_left, n_miss, 0)
-        best_rank[segs] = row_rank[segs]
-        best.feature[segs] = f
-        best.threshold[segs] = threshold
-        best.cut[segs] = cut
-        best.n_missing[segs] = n_miss
-        best.missing_left[segs] = went_left
-        # No missing value of this feature in training: NaN goes to the larger child.
-        best.missing_go_to_left[segs] = np.where(n_miss > 0, went_left,
-                                                 n_left > sizes[segs] - n_left)
-        best.n_left[segs] = n_left
-        best.proxy[segs] = top[segs]
+            block = _sweep_block(level, fb)
+        _keep_better(level, fb, block, best, best_rank)
     return best
+
+
+def _keep_better(level, fb, block: _BlockBest, best: SplitResult, best_rank):
+    """Replace ``best`` where a feature of the block ``fb`` scores higher (ties: lower rank)."""
+    b, n_segments = block.value.shape
+    feature_rank = level.options.feature_rank
+    rank = (np.broadcast_to(fb[:, None], (b, n_segments)) if feature_rank is None
+            else feature_rank[:, fb].T)
+    # Best feature of the block per segment: largest score, then lowest rank.
+    top = block.value.max(axis=0)
+    row = np.argmin(np.where(block.value == top, rank, np.iinfo(np.intp).max), axis=0)
+    row_rank = rank[row, np.arange(n_segments)]
+    improves = ((top > best.proxy) | ((top == best.proxy) & (row_rank < best_rank))) \
+        & (top > -np.inf)
+    segs = np.flatnonzero(improves)
+    if not segs.size:
+        return
+    r = row[segs]
+    kind, n_missing, n_present = block.kind[r, segs], block.n_missing[r, segs], \
+        block.n_present[r, segs]
+    is_inf = kind == NON_MISSING_LEFT      # placed after the last non-missing sample
+    p = np.where(is_inf, level.starts[segs] + n_present - 1, block.first[r, segs])
+    cut = p - level.starts[segs] + 1
+    f = fb[r]
+    if level.options.thresholds is None:
+        X, order, m = level.X, level.order, level.order.shape[1]
+        lower = feature_values(X, order[f, p], f).astype(np.float64)
+        upper = feature_values(X, order[f, np.minimum(p + 1, m - 1)], f).astype(np.float64)
+        threshold = midpoint(lower, upper)
+    else:
+        threshold = level.options.thresholds[segs, f]
+    went_left = kind == MISSING_LEFT
+    n_left = cut + np.where(went_left, n_missing, 0)
+    best_rank[segs] = row_rank[segs]
+    # No missing value of this feature in training: NaN goes to the larger child.
+    go_left = np.where(n_missing > 0, went_left, n_left > level.sizes[segs] - n_left)
+    best.update(segs, feature=f, threshold=np.where(is_inf, np.inf, threshold), cut=cut,
+                n_missing=n_missing, missing_left=went_left, missing_go_to_left=go_left,
+                n_left=n_left, proxy=top[segs])
+
+
+def _gaps(values, c):
+    """Cuts after positions 0 .. c - 1 between two distinct values, shape (b, c).
+
+    ``values`` of shape (b, c) or (b, c + 1) holds sorted values (NaN last) and,
+    if given, the value after the last position.  A cut after position p is a
+    candidate if the next sample has a larger value (beyond FEATURE_THRESHOLD);
+    NaN never is.
+    """
+    gaps = np.zeros((values.shape[0], c), bool)
+    np.greater(values[:, 1:], values[:, :-1] + FEATURE_THRESHOLD,
+               out=gaps[:, :values.shape[1] - 1])
+    return gaps
+
+
+def _sweep_in_chunks(level, fb) -> _BlockBest:
+    """Best score per feature of ``fb`` and segment, and its first position, chunk by chunk.
+
+    An additive criterion, no missing value in the block, every midpoint a
+    candidate: at most ``_chunk_cells(m)`` cells at a time, the running prefix
+    sum carried from one chunk into the next (:func:`segment_prefix_sums`), so
+    that every prefix sum is the same float as in one sweep of the level.  A
+    segment may span several chunks; its best score so far and the first
+    position reaching it are kept, and a later chunk replaces them only with a
+    strictly larger score (ties: lowest position).
+    """
+    b, m = fb.size, level.order.shape[1]
+    n_segments = level.starts.size
+    value = np.full((b, n_segments), -np.inf)
+    first = np.zeros((b, n_segments), dtype=np.intp)
+    carry = None
+    step = max(1, _chunk_cells(m, level.n_swept) // b)
+    for lo in range(0, m, step):
+        hi = min(lo + step, m)
+        parts = level.parts(lo, hi)
+        s0, s1, part_starts, part_sizes = parts
+        score, carry = _chunk_scores(level, fb, lo, hi, parts, carry)
+        part_best = np.maximum.reduceat(score, part_starts, axis=1)      # (b, s1 - s0)
+        part_first = _first_at_best(score, part_best, part_starts, part_sizes, lo)
+        del score                    # memory: not alive beside the next chunk's sums
+        # Merge: a strictly better score moves the position; NaN propagates as
+        # in a reduction over the whole segment.
+        better = part_best > value[:, s0:s1]
+        first[:, s0:s1] = np.where(better, part_first, first[:, s0:s1])
+        value[:, s0:s1] = np.maximum(value[:, s0:s1], part_best)
+    zeros = np.zeros((b, n_segments), dtype=np.intp)
+    return _BlockBest(value, zeros, first, zeros, np.broadcast_to(level.sizes, (b, n_segments)))
+
+
+def _chunk_scores(level, fb, lo, hi, parts, carry):
+    """The proxy at the cuts after positions ``lo .. hi - 1`` (-inf: no candidate), (b, hi - lo).
+
+    ``parts`` is ``level.parts(lo, hi)``.  Also returns the running sum after
+    position ``hi - 1``, the ``carry`` of the next chunk (see
+    :func:`segment_prefix_sums`).
+    """
+    m = level.order.shape[1]
+    s0, s1, _, part_sizes = parts
+    O = level.order[fb, lo:min(hi + 1, m)].astype(np.intp)   # one more: the next value
+    cand = _gaps(_gather_values(level.X, fb, O), hi - lo)
+    if level.options.feature_mask is not None:
+        cand &= np.repeat(level.options.feature_mask[s0:s1, fb].T, part_sizes, axis=1)
+    cand &= level.leaf_ok[lo:hi]
+    left = segment_prefix_sums(level.stats, level.swept_totals, O[:, :hi - lo], level.starts,
+                               lo, carry)
+    del O                            # memory (tests/test_memory.py): the sums replace it
+    right = np.repeat(level.swept_totals[:, None, s0:s1], part_sizes, axis=2) - left
+    score = _score(level.criterion, left, right, cand, level.min_weight_leaf)
+    return score, left[:, :, -1].copy()
+
+
+def _sweep_block(level, fb) -> _BlockBest:
+    """Score every cut of the features ``fb`` at once: missing values, random
+    thresholds, the absolute error.
+
+    Each kind of split (missing values right, left, and the non-missing-vs-missing
+    split) has its best score per feature and segment; the best kind wins (the
+    first on ties), and the first position reaching its score.
+    """
+    O = level.order[fb].astype(np.intp)                     # (b, m) sample ids
+    cand, n_missing, varies = _block_cuts(level, fb, O)
+    n_present = level.sizes - n_missing                     # (b, n_segments)
+    has_missing = bool(level.has_missing[fb].any())
+    cand_left = drawn_left = None
+    if has_missing:
+        cand_left, drawn_left = _missing_left_cuts(level, fb, cand, n_missing)
+    cand &= level.leaf_ok                                   # the missing samples go right
+    if level.criterion.additive:
+        score, score_left, present = _additive_scores(level, O, cand, cand_left, n_present)
+    else:   # the absolute error: order statistics, no missing values (refused by fit)
+        score = level.criterion.children_score(level.stats, O, level.starts, level.sizes,
+                                               cand, level.min_weight_leaf)
+    kinds = [score]
+    if has_missing:
+        if drawn_left is not None:
+            score[drawn_left] = -np.inf        # the random splitter sent them left
+        kinds.append(score_left)
+    best_kind = [np.maximum.reduceat(s, level.starts, axis=1) for s in kinds]
+    if has_missing and level.options.missing_left is None:
+        best_kind.append(_non_missing_left_scores(level, fb, present, n_missing, n_present,
+                                                  varies))
+    stacked = np.stack(best_kind)                         # (kinds, b, n_segments)
+    kind = np.argmax(stacked, axis=0)                     # first kind on ties
+    # The first position of the winning kind's best (the non-missing-vs-missing
+    # split, a kind without positions, is placed by _keep_better).
+    firsts = [_first_at_best(s, best, level.starts, level.sizes)
+              for s, best in zip(kinds, best_kind)]
+    firsts += [np.zeros_like(firsts[0])] * (len(best_kind) - len(kinds))
+    first = np.take_along_axis(np.stack(firsts), kind[None], axis=0)[0]
+    return _BlockBest(np.max(stacked, axis=0), kind, first, n_missing, n_present)
+
+
+def _block_cuts(level, fb, O):
+    """The candidate cuts of a block before the children's sizes are checked.
+
+    Returns ``cand`` (b, m), the cuts between distinct values (or the random
+    splitter's one cut per segment) of the features each segment may use;
+    ``n_missing`` (b, n_segments), the samples missing each feature; and
+    ``varies`` (b, n_segments), whether the non-missing values are not all
+    equal (None without missing values in the block).
+    """
+    starts, sizes = level.starts, level.sizes
+    values = _gather_values(level.X, fb, O)                 # (b, m) sorted values
+    if level.has_missing[fb].any():   # missing values sit at the segment ends
+        n_missing = np.add.reduceat(np.isnan(values), starts, axis=1)
+        n_present = sizes - n_missing
+        lowest = np.take_along_axis(values, np.broadcast_to(starts, n_missing.shape), axis=1)
+        highest = np.take_along_axis(values, np.maximum(starts + n_present - 1, 0), axis=1)
+        varies = highest > lowest + FEATURE_THRESHOLD
+    else:
+        n_missing, n_present = np.zeros((fb.size, starts.size), dtype=np.intp), sizes
+        varies = None
+    thresholds = level.options.thresholds
+    if thresholds is None:
+        cand = _gaps(values, values.shape[1])
+    else:   # one cut per segment: after the last non-missing sample <= threshold
+        below = values <= level.per_position(thresholds[:, fb].T)    # float64 comparison
+        n_below = np.add.reduceat(below, starts, axis=1)
+        rows, segs = np.nonzero((n_below > 0) & (n_below < n_present))
+        cand = np.zeros(values.shape, bool)
+        cand[rows, starts[segs] + n_below[rows, segs] - 1] = True
+    if level.options.feature_mask is not None:
+        cand &= level.per_position(level.options.feature_mask[:, fb].T)
+    return cand, n_missing, varies
+
+
+def _missing_left_cuts(level, fb, cand, n_missing):
+    """The cuts of ``cand`` scored with the missing samples sent left, shape (b, m).
+
+    Also ``drawn_left`` (b, m), the cuts whose missing samples the random
+    splitter sent left (None for the exhaustive search): their missing-right
+    scores are dropped.
+    """
+    m, msl = level.order.shape[1], level.min_samples_leaf
+    n_left = np.arange(1, m + 1) - np.repeat(level.starts, level.sizes)   # (m,)
+    n_right = np.repeat(level.sizes, level.sizes) - n_left
+    n_miss = level.per_position(n_missing)                                # (b, m)
+    # n_left + n_missing samples left, the rest right.
+    cand_left = cand & (n_miss > 0) & (n_left + n_miss >= msl) & (n_right - n_miss >= msl)
+    if level.options.missing_left is None:
+        return cand_left, None
+    choose = level.per_position(level.options.missing_left[:, fb].T)
+    return cand_left & choose, choose & (n_miss > 0)
+
+
+def _non_missing_left_scores(level, fb, present, n_missing, n_present, varies):
+    """Scores of the split "all non-missing samples left, all missing right", (b, n_segments).
+
+    ``present`` of shape (n_swept, b, n_segments) holds the statistics of each
+    segment's non-missing samples; the missing ones have the rest of the total.
+    """
+    msl, mwl = level.min_samples_leaf, level.min_weight_leaf
+    missing = level.swept_totals[:, None, :] - present
+    ok = (n_missing > 0) & (n_present >= msl) & (n_missing >= msl) & varies
+    if level.options.feature_mask is not None:
+        ok &= level.options.feature_mask[:, fb].T
+    if mwl > 0:
+        ok &= (level.criterion.weight(present) >= mwl) & (level.criterion.weight(missing) >= mwl)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(ok, level.criterion.proxy(present, missing), -np.inf)
+
+
+def _prefix_chunks(level, O, step):
+    """:func:`segment_prefix_sums` of the block ``O`` (b, m), ``step`` positions at a time.
+
+    Yields ``(lo, hi, left)`` with ``left`` of shape (n_swept, b, hi - lo).
+    """
+    carry = None
+    for lo in range(0, O.shape[1], step):
+        hi = min(lo + step, O.shape[1])
+        left = segment_prefix_sums(level.stats, level.swept_totals, O[:, lo:hi],
+                                   level.starts, lo, carry)
+        carry = left[:, :, -1].copy()
+        yield lo, hi, left
+
+
+def _additive_scores(level, O, cand, cand_left, n_present):
+    """Proxy scores of every cut of a block, the missing samples sent right and sent left.
+
+    Parameters
+    ----------
+    level : _Level
+    O : ndarray of shape (b, m), int
+        The block's sample ids, one row per feature.
+    cand : ndarray of shape (b, m), bool
+        The candidate cuts with the missing samples (if any) sent right.
+    cand_left : ndarray of shape (b, m), bool, or None
+        Candidate cuts with the missing samples sent left (None: no missing values).
+    n_present : ndarray of shape (b, n_segments)
+        Non-missing samples of each feature and segment (they come first).
+
+    Returns
+    -------
+    score, score_left : ndarray of shape (b, m)
+        The proxy at every cut, -inf where it is no candidate (``score_left``:
+        None without ``cand_left``).
+    present : ndarray of shape (n_swept, b, n_segments) or None
+        Statistics of each segment's non-missing samples (None without ``cand_left``).
+
+    The block's statistics are swept at most SWEEP_CELLS (statistic, feature,
+    position) cells at a time (:func:`_prefix_chunks`); with missing values,
+    a first pass finds ``present``, which the missing-left scores of the cuts
+    before it need (a block of one chunk is swept once, read twice).
+    """
+    b, m = O.shape
+    step = max(1, SWEEP_CELLS // (level.n_swept * b))
+    chunks = _prefix_chunks(level, O, step)
+    if cand_left is not None and step >= m:
+        chunks = list(chunks)
+    totals = level.swept_totals[:, None, :]                 # (s, 1, n_segments)
+    present = score_left = None
+    if cand_left is not None:
+        present = _present_stats(chunks, level.starts, n_present)
+        missing = totals - present
+        score_left = np.empty((b, m))
+        if step < m:
+            chunks = _prefix_chunks(level, O, step)         # the second pass
+    score = np.empty((b, m))
+    for lo, hi, left in chunks:
+        _score(level.criterion, left, level.over_positions(totals, lo, hi) - left,
+               cand[:, lo:hi], level.min_weight_leaf, out=score[:, lo:hi])
+        if cand_left is not None:
+            left += level.over_positions(missing, lo, hi)       # missing samples sent left
+            _score(level.criterion, left, level.over_positions(totals, lo, hi) - left,
+                   cand_left[:, lo:hi], level.min_weight_leaf, out=score_left[:, lo:hi])
+    return score, score_left, present
+
+
+def _present_stats(chunks, starts, n_present):
+    """The left statistics at each segment's last non-missing sample, (n_swept, b, n_segments).
+
+    Zero where a segment has no non-missing sample.
+    """
+    last_present = np.maximum(starts + n_present - 1, 0)       # (b, n_segments)
+    present = None
+    for lo, hi, left in chunks:
+        if present is None:
+            present = np.zeros(left.shape[:2] + starts.shape)
+        for i in range(left.shape[1]):
+            at = np.flatnonzero((last_present[i] >= lo) & (last_present[i] < hi))
+            present[:, i, at] = left[:, i, last_present[i, at] - lo]
+    return np.where(n_present > 0, present, 0.0)
 
 
 def _first_at_best(score, best, starts, sizes, offset=0):
@@ -319,299 +832,17 @@ def _first_at_best(score, best, starts, sizes, offset=0):
     return np.minimum.reduceat(at, starts, axis=1)
 
 
-def _sweep_in_chunks(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok,
-                     feature_mask, min_weight_leaf):
-    """Best score per feature of ``fb`` and segment, and its first position, chunk by chunk.
-
-    The same sweep as :func:`_children` and :func:`_score` (additive criterion,
-    no missing value in the block, every midpoint a candidate), over at most
-    ``_chunk_cells(m)`` cells at a time: the running prefix sum is carried from one
-    chunk into the next, added to the chunk's first term *before* its cumulative
-    sum, so that every prefix sum is the same float as in one sweep of the level.
-    A segment may span several chunks; its best score so far and the first
-    position reaching it are kept, and a later chunk replaces them only with a
-    strictly larger score (ties: lowest position).  Returns ``value`` and
-    ``first``, both of shape (b, n_segments).
-    """
-    b, m = fb.size, order.shape[1]
-    n_segments = starts.size
-    n_swept = getattr(criterion, "n_swept", None) or stats.shape[0]
-    ends = starts + sizes
-    value = np.full((b, n_segments), -np.inf)
-    first = np.zeros((b, n_segments), dtype=np.intp)
-    carry = np.zeros((n_swept, b))
-    step = max(1, _chunk_cells(m, n_swept) // b)
-    for lo in range(0, m, step):
-        hi = min(lo + step, m)
-        # The segments s0 .. s1 - 1 meet [lo, hi); their parts in the chunk.
-        s0 = int(np.searchsorted(starts, lo, side="right")) - 1
-        s1 = int(np.searchsorted(starts, hi, side="left"))
-        part_starts = np.maximum(starts[s0:s1], lo) - lo
-        part_sizes = np.minimum(ends[s0:s1], hi) - lo - part_starts
-        O = order[fb, lo:min(hi + 1, m)].astype(np.intp)   # one more: the next value
-        values = _gather_values(X, fb, O)
-        cand = np.zeros((b, hi - lo), bool)
-        np.greater(values[:, 1:], values[:, :-1] + FEATURE_THRESHOLD,
-                   out=cand[:, :values.shape[1] - 1])
-        del values
-        if feature_mask is not None:
-            cand &= np.repeat(feature_mask[s0:s1, fb].T, part_sizes, axis=1)
-        cand &= shape_ok[lo:hi]
-        # Prefix sums, restarting at every segment that starts in the chunk
-        # (as in _children), continuing the previous chunk's running sum.
-        left = _gather(stats, np.arange(n_swept), O[:, :hi - lo], stacked=True)  # (s, b, c)
-        del O
-        restart = starts[s0:s1] >= max(lo, 1)
-        left[:, :, part_starts[restart]] -= totals[:n_swept, None, np.arange(s0, s1)[restart] - 1]
-        left[:, :, 0] += carry
-        np.cumsum(left, axis=2, out=left)
-        carry = left[:, :, -1].copy()
-        right = totals[:n_swept, None, s0:s1].repeat(part_sizes, axis=2) - left
-        score = _score(criterion, left, right, cand, min_weight_leaf)
-        del left, right, cand
-        # Best of each part, and the first position reaching it.
-        part_best = np.maximum.reduceat(score, part_starts, axis=1)      # (b, parts)
-        part_first = _first_at_best(score, part_best, part_starts, part_sizes, lo)
-        del score
-        # Merge: a strictly better score moves the position; NaN propagates as
-        # in a reduction over the whole segment.
-        better = part_best > value[:, s0:s1]
-        first[:, s0:s1] = np.where(better, part_first, first[:, s0:s1])
-        value[:, s0:s1] = np.maximum(value[:, s0:s1], part_best)
-    return value, first
-
-
-def _sweep_block(X, order, fb, starts, sizes, stats, totals, criterion, shape_ok,
-                 feature_mask, min_samples_leaf, min_weight_leaf, thresholds, missing_left,
-                 has_missing):
-    """Score every cut of the features ``fb`` at once (missing values, random thresholds,
-    the absolute error).
-
-    Returns, each of shape (b, n_segments): the best score per feature and
-    segment, the kind of split that gives it (first kind on ties), the first
-    position reaching it, and the counts of missing and present samples.
-    """
-    b = fb.size
-    m = order.shape[1]
-    n_segments = starts.size
-    O = order[fb].astype(np.intp)                        # (b, m) sample ids
-    values = _gather_values(X, fb, O)                    # (b, m) sorted values
-    # Missing values: count per (feature, segment); they sit at the segment ends.
-    block_missing = bool(has_missing[fb].any())
-    if block_missing:
-        n_missing = np.add.reduceat(np.isnan(values), starts, axis=1)  # (b, n_segments)
-    else:
-        n_missing = np.zeros((b, n_segments), dtype=np.intp)
-    n_present = sizes - n_missing                                 # (b, n_segments)
-    if thresholds is None:
-        # A cut after position p is a candidate if the next sample in the
-        # segment has a larger value (beyond FEATURE_THRESHOLD); NaN never is.
-        cand = np.zeros((b, m), bool)
-        np.greater(values[:, 1:], values[:, :-1] + FEATURE_THRESHOLD, out=cand[:, :-1])
-    else:
-        # One cut per segment: after the last non-missing sample <= threshold.
-        limit = thresholds[:, fb].T                      # (b, n_segments)
-        below = values <= np.repeat(limit, sizes, axis=1)     # float64 comparison
-        n_below = np.add.reduceat(below, starts, axis=1)
-        rows, segs = np.nonzero((n_below > 0) & (n_below < n_present))
-        cand = np.zeros((b, m), bool)
-        cand[rows, starts[segs] + n_below[rows, segs] - 1] = True
-    if feature_mask is not None:
-        cand &= np.repeat(feature_mask[:, fb].T, sizes, axis=1)
-    cut_ok = cand.copy() if block_missing else None   # before the children's sizes
-    cand &= shape_ok
-    if not block_missing:
-        del values                  # only the splits of missing values read it again
-
-    if block_missing:
-        # Samples left and right of the cut after position p.
-        n_left_at = np.arange(1, m + 1) - np.repeat(starts, sizes)
-        n_right_at = np.repeat(sizes, sizes) - n_left_at
-        n_miss_at = np.repeat(n_missing, sizes, axis=1)
-        # Missing sent left: n_left + n_missing samples left, the rest right.
-        cand_left = cut_ok & (n_miss_at > 0)
-        cand_left &= (n_left_at + n_miss_at >= min_samples_leaf) \
-            & (n_right_at - n_miss_at >= min_samples_leaf)
-        if missing_left is not None:   # random splitter: one direction, drawn
-            choose = np.repeat(missing_left[:, fb].T, sizes, axis=1)
-            cand_left &= choose
-            drawn_left = choose & (n_miss_at > 0)    # their missing-right scores are dropped
-        del n_miss_at, n_left_at, n_right_at, cut_ok
-    else:
-        cand_left = None
-
-    # Statistics of the left child at every cut (prefix sums, eq. "left =
-    # prefix of the segment") and of the right child (total - left), scored.
-    if getattr(criterion, "additive", True):
-        score, score_left, present = _additive_scores(
-            criterion, stats, totals, O, starts, sizes, cand, cand_left, min_weight_leaf,
-            n_present)
-    else:   # the absolute error: order statistics, no missing values (refused by fit)
-        score = criterion.children_score(stats, O, starts, sizes, cand, min_weight_leaf)
-    del O, cand
-    kinds = [score]
-    if block_missing:
-        if missing_left is not None:
-            score[drawn_left] = -np.inf
-        kinds.append(score_left)                 # missing samples sent left
-        n_swept = present.shape[0]
-        missing_stats = totals[:n_swept, None, :] - present          # (s, b, n_segments)
-        del cand_left, score_left
-    best_kind = [np.maximum.reduceat(s, starts, axis=1) for s in kinds]  # (b, n_segments)
-    if block_missing and missing_left is None:
-        # All non-missing samples left, all missing right (threshold +inf).
-        first = np.take_along_axis(values, np.broadcast_to(starts, (b, n_segments)), axis=1)
-        last = np.take_along_axis(values, np.maximum(starts + n_present - 1, 0), axis=1)
-        ok = (n_missing > 0) & (n_present >= min_samples_leaf) \
-            & (n_missing >= min_samples_leaf) & (last > first + FEATURE_THRESHOLD)
-        if feature_mask is not None:
-            ok &= feature_mask[:, fb].T
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score_inf = np.where(ok, criterion.proxy(present, missing_stats), -np.inf)
-        if min_weight_leaf > 0:
-            heavy = (criterion.weight(present) >= min_weight_leaf) & \
-                    (criterion.weight(missing_stats) >= min_weight_leaf)
-            score_inf = np.where(heavy, score_inf, -np.inf)
-        best_kind.append(score_inf)
-    stacked = np.stack(best_kind)                         # (kinds, b, n_segments)
-    kind = np.argmax(stacked, axis=0)                     # first kind on ties
-    value = np.max(stacked, axis=0)                       # (b, n_segments)
-    # The first position of the winning kind's best (the +inf split, a kind
-    # without positions, is placed by the caller).
-    firsts = [_first_at_best(scores, best, starts, sizes) for scores, best in zip(kinds, best_kind)]
-    firsts += [np.zeros_like(firsts[0])] * (len(best_kind) - len(kinds))
-    first = np.take_along_axis(np.stack(firsts), kind[None], axis=0)[0]
-    return value, kind, first, n_missing, n_present
-
-
-def _prefix_chunks(stats, totals, O, starts, n_swept, step):
-    """The left children's statistics of :func:`_children`, ``step`` positions at a time.
-
-    Yields ``(lo, hi, left)`` with ``left`` of shape (n_swept, b, hi - lo), the
-    same floats as ``left[:, :, lo:hi]`` of one sweep of the level: the
-    running sum is carried from one chunk into the next, added to the chunk's
-    first term before its cumulative sum.
-    """
-    m = O.shape[1]
-    carry = None
-    for lo in range(0, m, step):
-        hi = min(lo + step, m)
-        left = _gather(stats, np.arange(n_swept), O[:, lo:hi], stacked=True)   # (s, b, c)
-        # Segments j >= 1 starting in the chunk: subtract the total of segment j - 1.
-        j = np.arange(np.searchsorted(starts, max(lo, 1)), np.searchsorted(starts, hi))
-        left[:, :, starts[j] - lo] -= totals[:n_swept, None, j - 1]
-        if carry is not None:
-            left[:, :, 0] += carry
-        np.cumsum(left, axis=2, out=left)
-        carry = left[:, :, -1].copy()
-        yield lo, hi, left
-
-
-def _additive_scores(criterion, stats, totals, O, starts, sizes, cand, cand_left,
-                     min_weight_leaf, n_present):
-    """Proxy scores of every cut of a block, the missing samples sent right and sent left.
-
-    Parameters
-    ----------
-    criterion, stats, totals, O, starts, sizes, cand
-        As for :func:`_children`; ``cand`` (b, m) marks the candidate cuts with
-        the missing samples (if any) sent right.
-    cand_left : ndarray of shape (b, m), bool, or None
-        Candidate cuts with the missing samples sent left (None: no missing values).
-    min_weight_leaf : float
-    n_present : ndarray of shape (b, n_segments)
-        Non-missing samples of each feature and segment (they come first).
-
-    Returns
-    -------
-    score, score_left : ndarray of shape (b, m)
-        The proxy at every cut, -inf where it is no candidate (``score_left``:
-        None without ``cand_left``).
-    present : ndarray of shape (n_swept, b, n_segments) or None
-        Statistics of each segment's non-missing samples (None without ``cand_left``).
-
-    A block of at most SWEEP_CELLS statistics (features x positions x
-    statistics) is swept at once with :func:`_children`; a larger one (many
-    classes, or a long level) a chunk of positions at a time
-    (:func:`_prefix_chunks`), in two passes where there are missing values
-    (the first finds ``present``, which the missing-left scores of the cuts
-    before it need).  Every float is the same either way.
-    """
-    n_swept = getattr(criterion, "n_swept", None) or stats.shape[0]
-    b, m = O.shape
-    last_present = np.maximum(starts + n_present - 1, 0)       # (b, n_segments)
-    if n_swept * b * m <= SWEEP_CELLS:
-        left, right, totals_b = _children(criterion, stats, totals, O, starts, sizes, cand)
-        score = _score(criterion, left, right, cand, min_weight_leaf)
-        if cand_left is None:
-            return score, None, None
-        present = np.take_along_axis(left, np.broadcast_to(
-            last_present, (left.shape[0],) + last_present.shape), axis=2)
-        present = np.where(n_present > 0, present, 0.0)            # (s, b, n_segments)
-        del right
-        # Missing values sent left: left + (statistics of the missing samples).
-        left += (totals_b - present).repeat(sizes, axis=2)
-        score_left = _score(criterion, left, totals_b.repeat(sizes, axis=2) - left, cand_left,
-                            min_weight_leaf)
-        return score, score_left, present
-
-    step = max(1, SWEEP_CELLS // (n_swept * b))
-    segment = np.repeat(np.arange(starts.size), sizes)     # segment of each position
-    totals_b = totals[:n_swept, None, :]
-    present = score_left = None
-    if cand_left is not None:
-        # First pass: the left statistics at each segment's last non-missing sample.
-        present = np.zeros((n_swept, b, starts.size))
-        for lo, hi, left in _prefix_chunks(stats, totals, O, starts, n_swept, step):
-            for i in range(b):
-                at = np.flatnonzero((last_present[i] >= lo) & (last_present[i] < hi))
-                present[:, i, at] = left[:, i, last_present[i, at] - lo]
-        present = np.where(n_present > 0, present, 0.0)
-        missing_stats = totals_b - present
-        score_left = np.empty((b, m))
-    score = np.empty((b, m))
-    for lo, hi, left in _prefix_chunks(stats, totals, O, starts, n_swept, step):
-        seg = segment[lo:hi]
-        score[:, lo:hi] = _score(criterion, left, totals_b[:, :, seg] - left, cand[:, lo:hi],
-                                 min_weight_leaf)
-        if cand_left is not None:
-            left += missing_stats[:, :, seg]          # missing samples sent left
-            score_left[:, lo:hi] = _score(criterion, left, totals_b[:, :, seg] - left,
-                                          cand_left[:, lo:hi], min_weight_leaf)
-    return score, score_left, present
-
-
-def _children(criterion, stats, totals, O, starts, sizes, cand):
-    """Statistics of the left and right child of every cut after position p.
-
-    Returns ``left`` and ``right`` of shape (n_swept, b, m) and the segment
-    totals of the swept statistics, of shape (n_swept, 1, n_segments).  An
-    additive criterion sweeps the statistics it needs for its proxy
-    (``criterion.n_swept``, default all): left = prefix sum of the segment,
-    right = total - left.
-    """
-    n_swept = getattr(criterion, "n_swept", None) or stats.shape[0]
-    left = _gather(stats, np.arange(n_swept), O, stacked=True)  # (s, b, m)
-    # Segmented prefix sums: subtract the total of segment j - 1 at the first
-    # position of segment j, so that one running sum along the level restarts
-    # at every segment.
-    left[:, :, starts[1:]] -= totals[:n_swept, None, :-1]
-    np.cumsum(left, axis=2, out=left)
-    totals_b = totals[:n_swept, None, :]
-    right = totals_b.repeat(sizes, axis=2) - left
-    return left, right, totals_b
-
-
-def _score(criterion, left, right, cand, min_weight_leaf):
+def _score(criterion, left, right, cand, min_weight_leaf, out=None):
     """The criterion's proxy at every candidate cut, -inf elsewhere (shape of ``cand``).
 
     Computed BLOCK_CELLS cells at a time, so that the proxy's own temporaries
-    stay small when one feature's column of the level is large.
+    stay small when one feature's column of the level is large; written into
+    ``out`` if given.
     """
     if min_weight_leaf > 0:
         cand = cand & (criterion.weight(left) >= min_weight_leaf) \
             & (criterion.weight(right) >= min_weight_leaf)
-    score = np.empty(cand.shape)
+    score = np.empty(cand.shape) if out is None else out
     step = max(1, BLOCK_CELLS // cand.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         for lo in range(0, cand.shape[1], step):
@@ -668,3 +899,214 @@ def partition(order, starts, sizes, n_left, goes_left) -> None:
         moved_left, moved_right = row[g], row[~g]
         row[left_slot] = moved_left
         row[right_slot] = moved_right
+
+
+def _keep_columns(order, keep):
+    """``order[:, keep]`` without a second (n_features, m) array: a view of ``order``.
+
+    Each row is compacted in place (the kept entries move to its front, in
+    their order), so the presorted index is never held twice.
+    """
+    n_kept = int(np.count_nonzero(keep))
+    for row in order:
+        row[:n_kept] = row[keep]
+    return order[:, :n_kept]
+
+
+def _has_missing(X):
+    """Features with a NaN somewhere in ``X`` of shape (n_samples, n_features), shape (n_features,)."""
+    return np.array([np.isnan(X[:, f]).any() for f in range(X.shape[1])])  # no (n, d) temporary
+
+
+def _segment_ranges(X, order, starts):
+    """Each segment's lowest and highest non-missing value of every feature, shape (n_seg, d).
+
+    Also whether the feature is constant in the segment (no two values apart,
+    or all missing).  One feature at a time: temporaries of one feature's column.
+    """
+    n_segments, n_features = starts.size, X.shape[1]
+    lowest = np.empty((n_segments, n_features), dtype=np.float32)
+    highest = np.empty((n_segments, n_features), dtype=np.float32)
+    n_present = np.empty((n_segments, n_features), dtype=np.intp)
+    for f in range(n_features):
+        values = feature_values(X, order[f], f)                 # (m,) sorted, NaN last
+        n_present[:, f] = np.add.reduceat(~np.isnan(values), starts)
+        lowest[:, f] = values[starts]
+        highest[:, f] = values[starts + np.maximum(n_present[:, f] - 1, 0)]  # last non-missing
+    constant = (n_present == 0) | ~(highest > lowest + FEATURE_THRESHOLD)
+    return lowest, highest, constant
+
+
+
+class BestSplitter:
+    """The split search of CART (scikit-learn's ``splitter="best"``): every midpoint.
+
+    A splitter owns what the search keeps between the calls of the growth (here
+    the presorted index ``order``, of shape (n_features, m)), and the growth
+    (:mod:`dtree.growth`) reaches it only through the methods below, which is
+    the interface a new splitter (e.g. one on histograms) implements.  Nodes
+    are *segments* of positions: node ``j`` of a call is
+    ``starts[j] : starts[j] + sizes[j]``, the segments laid out one after
+    another from position 0; a split node's left child comes first in its
+    segment, then its right child.
+
+    Parameters
+    ----------
+    criterion : subclass of :class:`dtree.criteria.Criterion`
+    stats : ndarray of shape (n_stats, n_samples) or ClassWeights
+        The criterion's per-sample statistics.
+    min_samples_leaf : int, default=1
+    min_weight_leaf : float, default=0.0
+        Splits leaving fewer samples or less weight in a child are no candidates.
+    max_features : int or None, default=None
+        Features drawn per node (None: all).
+    rng : numpy.random.Generator or None, default=None
+        Feature draws and tie ranks (see :meth:`options`); None: every feature,
+        ties to the lowest index.
+
+    Methods
+    -------
+    start(X, sort=presort)
+        Take the training features ``X`` of shape (n_samples, n_features):
+        one segment of all samples (the root), sorted by each feature.
+    totals(starts)
+        Statistics of the segments, shape (n_stats, n_segments).
+    search(starts, sizes, totals)
+        The best split of each segment, a :class:`SplitResult`.
+    split(starts, sizes, found)
+        Partition each segment by its split: left child first, then right.
+    keep(mask)
+        Keep the positions where ``mask`` (m,) is true, in their order (drop
+        the segments of nodes that stay leaves).
+    window(start, size)
+        A splitter over positions ``start : start + size`` only, sharing the
+        state (the best-first growth's one node).
+
+    Examples
+    --------
+    >>> from dtree.criteria import Gini
+    >>> X = np.array([[3.0, 0.0], [1.0, 0.0], [4.0, 1.0], [2.0, 1.0]])
+    >>> stats = Gini.sample_stats(np.array([1, 0, 1, 0]), np.ones(4), 2)
+    >>> splitter = BestSplitter(Gini, stats).start(X)
+    >>> starts, sizes = np.array([0]), np.array([4])
+    >>> found = splitter.search(starts, sizes, splitter.totals(starts))
+    >>> found.feature, found.threshold, found.n_left
+    (array([0]), array([2.5]), array([2]))
+    >>> splitter.split(starts, sizes, found)     # the root's samples: left child first
+    >>> splitter.order[0].tolist()
+    [1, 3, 0, 2]
+    """
+
+    random_thresholds = False     # whether _draw draws thresholds (RandomSplitter)
+
+    def __init__(self, criterion, stats, *, min_samples_leaf=1, min_weight_leaf=0.0,
+                 max_features=None, rng=None):
+        self.criterion, self.stats = criterion, stats
+        self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
+        self.max_features, self.rng = max_features, rng
+
+    def start(self, X, sort=presort):
+        """Presort ``X`` (``sort(X)`` of shape (n_features, n_samples)); return self."""
+        self.X = X
+        self.order = sort(X)
+        self.has_missing = _has_missing(X)
+        return self
+
+    def totals(self, starts):
+        """``criterion.node_stats`` of the segments starting at ``starts``, (n_stats, n_segments)."""
+        return self.criterion.node_stats(self.stats, self.order[0], starts)
+
+    def search(self, starts, sizes, totals):
+        """Each segment's best split (``feature == -1``: none), with :func:`best_splits`."""
+        return best_splits(self.X, self.order, starts, sizes, self.stats, totals,
+                           self.criterion, min_samples_leaf=self.min_samples_leaf,
+                           min_weight_leaf=self.min_weight_leaf, has_missing=self.has_missing,
+                           options=self.options(starts, sizes))
+
+    def split(self, starts, sizes, found: SplitResult):
+        """Partition every segment by ``found`` (every segment splits), in place."""
+        left = goes_left(self.order, starts, sizes, found, self.X.shape[0])
+        partition(self.order, starts, sizes, found.n_left, left)
+
+    def keep(self, mask):
+        """Keep the positions where ``mask`` of shape (m,) is true."""
+        self.order = _keep_columns(self.order, mask)
+
+    def window(self, start, size):
+        """This splitter restricted to positions ``start : start + size`` (shared state)."""
+        view = copy.copy(self)
+        view.order = self.order[:, start:start + size]
+        return view
+
+    def options(self, starts, sizes) -> SearchOptions:
+        """Per-segment feature draws (``max_features``) and tie ranks.
+
+        With no random generator the search is exhaustive and ties go to the
+        lowest feature index.  Otherwise every segment gets a random priority
+        per feature: the ``max_features`` non-constant features of lowest
+        priority are searched, and ties between equally good splits go to the
+        lower priority.
+        """
+        if self.rng is None:
+            return SearchOptions()
+        n_features = self.X.shape[1]
+        priority = self.rng.random((starts.size, n_features))
+        options = SearchOptions(feature_rank=np.argsort(np.argsort(priority, axis=1), axis=1))
+        if (self.max_features or n_features) < n_features or self.random_thresholds:
+            # Only then are the feature values needed.
+            self._draw(options, priority, *_segment_ranges(self.X, self.order, starts))
+        return options
+
+    def _draw(self, options, priority, lowest, highest, constant):
+        """Draw ``max_features`` of the non-constant features of each segment."""
+        k = self.max_features or priority.shape[1]
+        if k < priority.shape[1]:
+            drawn = np.argsort(np.where(constant, np.inf, priority), axis=1)[:, :k]
+            mask = np.zeros_like(constant)
+            np.put_along_axis(mask, drawn, True, axis=1)
+            options.feature_mask = mask & ~constant
+
+
+class RandomSplitter(BestSplitter):
+    """scikit-learn's ``splitter="random"``: one random threshold per feature and node.
+
+    The threshold is drawn uniformly between the segment's lowest and highest
+    non-missing value (the highest itself is replaced by the lowest, so that
+    both children are non-empty) and, where ``X`` has missing values, a fair
+    coin sends them left or right.  Otherwise as :class:`BestSplitter`.
+    """
+
+    random_thresholds = True
+
+    def _draw(self, options, priority, lowest, highest, constant):
+        super()._draw(options, priority, lowest, highest, constant)
+        low, high = lowest.astype(np.float64), highest.astype(np.float64)
+        threshold = low + self.rng.random(low.shape) * (high - low)
+        options.thresholds = np.where(threshold >= high, low, threshold)
+        if self.has_missing.any():
+            options.missing_left = self.rng.random(low.shape) < 0.5
+
+
+class ReferenceSplitter(BestSplitter):
+    """:class:`BestSplitter` with the search of :func:`reference_node_split`, node by node.
+
+    The same draws (:meth:`~BestSplitter.options`) and the same splits, in
+    :math:`O(n_t^2)` per node and feature: for tests and for reading, not for
+    fitting.  Combine it with :class:`RandomSplitter` (a subclass of both)
+    for the random thresholds.
+    """
+
+    def search(self, starts, sizes, totals):
+        options = self.options(starts, sizes)
+        found = SplitResult.empty(starts.size)
+        for j, (start, size) in enumerate(zip(starts, sizes)):
+            samples = np.sort(self.order[0, start:start + size]).astype(np.intp)
+            stats = (self.stats.take(samples) if isinstance(self.stats, ClassWeights)
+                     else self.stats[:, samples])
+            best = reference_node_split(self.X[samples], stats, self.criterion,
+                                        min_samples_leaf=self.min_samples_leaf,
+                                        min_weight_leaf=self.min_weight_leaf,
+                                        **options.of_segment(j))
+            if best is not None:
+                found.update([j], feature=best[0], **best[1]._asdict())
+        return found

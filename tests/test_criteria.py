@@ -1,0 +1,61 @@
+"""The CART criteria: the Criterion interface, and one impurity written twice.
+
+The entropy and the Gini impurity exist twice: in ``dtree.information`` (on
+the last axis, for ID3, C4.5 and the book's Part 1) and in ``dtree.criteria``
+(on the first axis, in scikit-learn's order of operations, for CART).  They
+round differently and are both kept, so that no tree of either family and no
+printed number changes; these tests check that they compute the same function.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dtree import criteria
+from dtree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, Criterion, Entropy, Gini
+from dtree.information import _entropy_of_counts, _gini_of_counts
+
+SETTINGS = settings(max_examples=200, deadline=None)
+
+counts = st.integers(1, 12).flatmap(lambda k: st.lists(
+    st.lists(st.one_of(st.just(0.0), st.floats(1e-3, 1e6)), min_size=k, max_size=k)
+    .filter(lambda row: sum(row) > 0), min_size=1, max_size=6))
+
+
+@SETTINGS
+@given(table=counts)
+def test_criteria_and_information_compute_the_same_impurities(table):
+    nodes = np.array(table)                     # (n_nodes, n_classes): information's axis
+    np.testing.assert_allclose(Gini.impurity(nodes.T), _gini_of_counts(nodes),
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(Entropy.impurity(nodes.T), _entropy_of_counts(nodes),
+                               rtol=0, atol=1e-12)
+    weight = nodes.sum(axis=1)
+    for criterion, kernel in ((Gini, _gini_of_counts), (Entropy, _entropy_of_counts)):
+        np.testing.assert_allclose(criterion.weighted_impurity(nodes.T), weight * kernel(nodes),
+                                   rtol=1e-12, atol=1e-12 * weight.max())
+
+
+def defined_by(cls, name):
+    """The class of ``cls``'s MRO that defines the attribute ``name``."""
+    return next(c for c in cls.__mro__ if name in vars(c))
+
+
+def test_every_criterion_subclasses_criterion_and_declares_its_interface():
+    for criterion in {**CLASSIFICATION_CRITERIA, **REGRESSION_CRITERIA}.values():
+        assert issubclass(criterion, Criterion)
+        assert isinstance(criterion.name, str) and isinstance(criterion.is_classification, bool)
+        for method in ("sample_stats", "weight", "impurity", "proxy", "value"):
+            assert defined_by(criterion, method) is not Criterion, (criterion.name, method)
+        if not criterion.additive:   # sums of per-sample statistics do not apply
+            assert defined_by(criterion, "node_stats") is not Criterion
+            assert defined_by(criterion, "children_score") is not Criterion
+    # Every class of the module that is a criterion is in a table.
+    tables = set(CLASSIFICATION_CRITERIA.values()) | set(REGRESSION_CRITERIA.values())
+    for _, cls in inspect.getmembers(criteria, inspect.isclass):
+        if issubclass(cls, Criterion) and cls is not Criterion:
+            assert cls in tables or any(issubclass(t, cls) for t in tables)
