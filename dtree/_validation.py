@@ -124,7 +124,7 @@ def check_real(array: np.ndarray, name: str = "X") -> None:
 
 
 # numpy.exceptions appeared in NumPy 1.25; pyproject allows 1.24, where the class is top-level
-_ComplexWarning = getattr(getattr(np, "exceptions", np), "ComplexWarning")
+_ComplexWarning = getattr(np, "exceptions", np).ComplexWarning
 
 
 def as_float64(array: np.ndarray, name: str) -> np.ndarray:
