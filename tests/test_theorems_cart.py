@@ -15,6 +15,7 @@ from sklearn import tree as sk
 from sklearn.utils.class_weight import compute_class_weight
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+from dtree.inspection import impurity_decreases, leaf_impurity
 from dtree.information import gini, weighted_median
 
 SETTINGS = settings(max_examples=25, deadline=None)
@@ -31,16 +32,10 @@ def make_data(seed, n, d, n_classes=3, distinct=8):
     return X, y_class, y_reg, weight
 
 
-def leaf_impurity(t):
-    leaf = t.children_left < 0
-    return float(t.weighted_n_node_samples[leaf] @ t.impurity[leaf] / t.weighted_n_node_samples[0])
-
-
 def decreases(t):
+    """The inner nodes and their weighted impurity decreases (dtree.inspection's)."""
     inner = np.flatnonzero(t.children_left >= 0)
-    w, imp, left, right = t.weighted_n_node_samples, t.impurity, t.children_left, t.children_right
-    return inner, (w[inner] * imp[inner] - w[left[inner]] * imp[left[inner]]
-                   - w[right[inner]] * imp[right[inner]]) / w[0]
+    return inner, impurity_decreases(t, weighted=True)[inner]
 
 
 def node_sets(tree, X):

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from sklearn import tree as sk
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+from dtree.inspection import impurity_decreases, node_depths
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -108,16 +109,9 @@ def pre_pruning(draw):
 
 
 def depths_and_decreases(model):
-    t = model.tree_
-    depth = np.zeros(t.node_count, dtype=int)
-    for node in range(t.node_count):
-        if t.children_left[node] >= 0:
-            depth[t.children_left[node]] = depth[t.children_right[node]] = depth[node] + 1
-    W, imp = t.weighted_n_node_samples, t.impurity
-    inner = t.children_left >= 0
-    left, right = t.children_left[inner], t.children_right[inner]
-    decrease = (W[inner] * imp[inner] - W[left] * imp[left] - W[right] * imp[right]) / W[0]
-    return depth, decrease
+    """Every node's depth, and the inner nodes' weighted impurity decreases (dtree.inspection's)."""
+    inner = model.tree_.children_left >= 0
+    return node_depths(model), impurity_decreases(model, weighted=True)[inner]
 
 
 @SETTINGS
