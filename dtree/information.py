@@ -71,13 +71,13 @@ __all__ = [
 # the last axis, so one call scores many nodes or many candidate splits.
 # ---------------------------------------------------------------------------
 
+# CART's dtree.criteria.Entropy.impurity computes the same entropy on the
+# first axis in scikit-learn's order of operations (log2, classes summed in
+# sequence); this one is ID3's and C4.5's.  Each keeps its rounding so that
+# neither family's trees nor the book's numbers change;
+# tests/test_criteria.py checks that the two agree to 1e-12.
 def _entropy_of_counts(counts: np.ndarray, base: float = 2.0) -> np.ndarray:
     """H = -sum_k p_k log p_k along the last axis, with 0 log 0 = 0 (eq. entropy)."""
-    # CART's dtree.criteria.Entropy.impurity computes the same entropy on the
-    # first axis in scikit-learn's order of operations (log2, classes summed in
-    # sequence); this one is ID3's and C4.5's.  Each keeps its rounding so that
-    # neither family's trees nor the book's numbers change;
-    # tests/test_criteria.py checks that the two agree to 1e-12.
     counts = np.asarray(counts, dtype=float)
     total = counts.sum(axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -92,12 +92,12 @@ def _conditional_entropy_of_table(table: np.ndarray, base: float = 2.0) -> float
     return float(np.dot(row_totals / row_totals.sum(), _entropy_of_counts(table, base)))
 
 
+# The same impurity as dtree.criteria.Gini.impurity (1 - sum_k c_k^2 / W^2,
+# scikit-learn's order, on the first axis), rounded differently: both are
+# kept so that neither CART's trees nor the numbers the book prints change;
+# tests/test_criteria.py checks that they agree to 1e-12.
 def _gini_of_counts(counts: np.ndarray) -> np.ndarray:
     """Gini = 1 - sum_k p_k^2 along the last axis."""
-    # The same impurity as dtree.criteria.Gini.impurity (1 - sum_k c_k^2 / W^2,
-    # scikit-learn's order, on the first axis), rounded differently: both are
-    # kept so that neither CART's trees nor the numbers the book prints change;
-    # tests/test_criteria.py checks that they agree to 1e-12.
     counts = np.asarray(counts, dtype=float)
     total = counts.sum(axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
