@@ -110,6 +110,8 @@ def update(path: Path, url: str, branch: str, check: bool) -> bool:
     ok = ok and TAG in current.get("metadata", {}).get("tags", [])
     if ok or check:
         return ok
+    if current.get("id") == CELL_ID:  # a refresh: keep its place in the run's numbering
+        cell["execution_count"] = current.get("execution_count")
     cells[:] = [c for c in cells if c.get("id") != CELL_ID]  # one install cell, first
     cells.insert(first_code_index(cells), cell)
     path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
