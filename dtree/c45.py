@@ -543,10 +543,10 @@ class _Grower:
         # Nominal features with at least 0.3 x (number of training cases) values
         # stay out of the average gain, unless every feature is such (build.c);
         # cases are counted by weight, so that integer weights are repetitions,
-        # and values by cases of positive weight, so that weight 0 is deletion.
-        present = weight > 0
+        # and values by the cases fit kept (those of positive weight), not by
+        # categories_, so that a row of weight 0 is a deleted case here too.
         many = np.array([self.categorical[j] and np.unique(
-            codes[present & (codes[:, j] >= 0), j]).size >= 0.3 * weight.sum()
+            codes[codes[:, j] >= 0, j]).size >= 0.3 * weight.sum()
             for j in range(codes.shape[1])], dtype=bool)
         self.left_out_of_average = many if estimator.exclude_many_valued and not many.all() else \
             np.zeros_like(many)

@@ -293,7 +293,7 @@ def same_tree(a, b, *, rtol: float = 1e-9, atol: float = 1e-12, n_samples: bool 
     Raises
     ------
     TypeError
-        If ``a`` or ``b`` is not a fitted tree.
+        If ``a`` or ``b`` is not a fitted tree, or ``n_samples`` is not a bool.
 
     Examples
     --------
@@ -309,6 +309,8 @@ def same_tree(a, b, *, rtol: float = 1e-9, atol: float = 1e-12, n_samples: bool 
     >>> same_tree(repeated, weighted), same_tree(repeated, weighted, n_samples=False)
     (False, True)
     """
+    if not isinstance(n_samples, (bool, np.bool_)):
+        raise TypeError(f"n_samples must be True or False, got {n_samples!r}")
     (tree_a, root_a), (tree_b, root_b) = _root(a, "a"), _root(b, "b")
     if (tree_a is None) != (tree_b is None):
         return False

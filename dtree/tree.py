@@ -547,7 +547,10 @@ class TreeArrays:
         for f in node_fields():
             kept = getattr(self, f.name)[nodes]
             if f.kind == "child":
-                kept = new_id[kept]        # a leaf's -1 reads new_id[-1]: reset below
+                # renumbered; a leaf's -1 stays -1 (new_id[-1] would be the last node)
+                kept = np.where(kept >= 0, new_id[np.maximum(kept, 0)], TREE_LEAF)
+                if np.any((kept < 0) & (getattr(self, f.name)[nodes] >= 0) & ~cut):
+                    raise ValueError("nodes: a node that is not cut must keep its children")
             if f.kind != "node":
                 kept = np.where(cut, np.array(f.leaf, dtype=f.dtype), kept)
             arrays[f.name] = kept
@@ -618,7 +621,8 @@ class TreeArrays:
         return importances
 
 
-TreeArrays.__doc__ = TreeArrays.__doc__.replace("{fields}", _fields_doc())
+if TreeArrays.__doc__:  # None under python -OO
+    TreeArrays.__doc__ = TreeArrays.__doc__.replace("{fields}", _fields_doc())
 
 
 def _tree_arrays_from(arrays, n_features, n_classes):

@@ -298,6 +298,7 @@ def _release8_helpers():
     return first_difference, SETTINGS, data_sets
 
 
+@pytest.mark.slow
 def test_the_program_trees_on_public_data():
     """All 48 trees of Release 8 on six public data sets (tests/release8/README.md)."""
     first_difference, settings, data_sets = _release8_helpers()

@@ -225,3 +225,9 @@ def test_graphviz_rotate():
     assert "rankdir" not in dtree.export_graphviz(tree)
     with pytest.raises(TypeError, match="rotate must be True or False"):
         dtree.export_graphviz(tree, rotate="yes")
+
+
+def test_same_tree_refuses_a_non_bool_n_samples(cancer):
+    tree = dtree.DecisionTreeClassifier(max_depth=2).fit(*cancer)
+    with pytest.raises(TypeError, match="n_samples must be True or False"):
+        same_tree(tree, tree, n_samples="no")

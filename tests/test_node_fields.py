@@ -136,3 +136,14 @@ def test_room_for_several_outputs():
     np.testing.assert_allclose(root.value, two.value[0] * two.weighted_n_node_samples[0])
     with pytest.raises(ValueError, match="one number per output|each of the 2 outputs"):
         TreeArrays(**arrays, n_features=4, n_classes=2)
+
+
+def test_subtree_keeps_leaves_and_refuses_a_split_node_without_children():
+    """Leaves stay leaves (their -1 is not renumbered), and a node that is not
+    cut must keep its children."""
+    tree = DecisionTreeClassifier().fit([[0], [1], [2], [3]], [0, 1, 1, 0]).tree_
+    everything = tree.subtree(np.arange(tree.node_count), np.zeros(tree.node_count, bool))
+    for name in ("children_left", "children_right", "feature", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(everything, name), getattr(tree, name))
+    with pytest.raises(ValueError, match="children"):
+        tree.subtree(np.array([0]), np.array([False]))
