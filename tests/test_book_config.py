@@ -335,3 +335,25 @@ def test_the_book_has_a_favicon():
     icon = ROOT / CONFIG["html"]["favicon"]
     assert icon.is_file() and icon.suffix == ".svg"
     assert icon.read_text(encoding="utf-8").lstrip().startswith("<svg")
+
+
+
+def test_the_build_skips_every_directory_git_ignores():
+    """`make test-compat` leaves .venv-oldest and .venv-newest in the root; a book
+    build after it read their packages' READMEs as pages and failed (the CI run of
+    0870839). Sphinx prunes a directory whose path matches a pattern: every
+    directory .gitignore names must match, in the root and (for caches) below it."""
+    from sphinx.util.matching import Matcher
+
+    excluded = Matcher(CONFIG["exclude_patterns"])
+    ignored = [
+        line.strip().rstrip("/")
+        for line in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+        if line.strip().endswith("/") and not line.startswith("#")
+    ]
+    assert {".venv", ".venv-oldest", ".venv-newest", "_build"} <= set(ignored)
+    for name in ignored:
+        assert excluded(name), f"{name}/ is ignored by git but the book build would read it"
+    for cache in ("__pycache__", ".pytest_cache", ".hypothesis", ".ipynb_checkpoints", "x.egg-info"):
+        assert excluded(f"book/part1/{cache}"), cache
+    assert not excluded("book/part1/entropy.ipynb")

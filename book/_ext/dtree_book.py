@@ -41,8 +41,10 @@ def add_dtree_version(app, config):
 
 
 def _import(dotted):
-    """The object named by a dotted path, or None."""
+    """The object named by a dotted path, or None (also for a relative or empty one)."""
     parts = dotted.split(".")
+    if not all(parts):
+        return None
     for i in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:i]))
