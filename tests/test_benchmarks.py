@@ -141,3 +141,32 @@ def test_block_size_prints_a_row_per_block_and_setting(tmp_path):
     # block of 2^14 cells (about ten float64 temporaries each) is over 1 MiB
     small, large = (float(row.split()[4].rstrip("M")) for row in rows)
     assert large > small + 0.5
+
+
+def test_real_data_benchmark_writes_its_rows(tmp_path):
+    out = run_bench("--datasets", "iris", "diabetes", "--repeat", "1", "--no-memory",
+                    "--csv", "real.csv", cwd=tmp_path, script="bench_real.py")
+    header, rows = read(tmp_path / "real.csv")
+    assert header[:7] == ["dataset", "task", "criterion", "n_samples", "n_features",
+                          "n_classes", "max_depth"]
+    settings = [(r["dataset"], r["criterion"], r["max_depth"]) for r in rows]
+    # every criterion of each task, both depths; absolute error on small data
+    assert ("iris", "gini", "None") in settings and ("iris", "entropy", "10") in settings
+    assert {c for d, c, _ in settings if d == "diabetes"} >= {"squared_error", "poisson",
+                                                              "absolute_error"}
+    assert len(out.splitlines()) == 1 + len(rows)
+    for row in rows:
+        check_ratios(row)
+        assert row["n_samples"] == {"iris": "150", "diabetes": "442"}[row["dataset"]]
+        assert row["n_classes"] == {"iris": "3", "diabetes": ""}[row["dataset"]]
+
+
+def test_real_data_benchmark_times_id3_and_c45_against_cart(tmp_path):
+    run_bench("--multiway", "--multiway-samples", "1500", "--repeat", "1", "--csv", "mw.csv",
+              cwd=tmp_path, script="bench_real.py")
+    header, rows = read(tmp_path / "mw.csv")
+    assert [r["estimator"] for r in rows] == ["ID3", "C4.5"]
+    for row in rows:
+        assert float(row["cart_ratio"]) == pytest.approx(
+            float(row["fit_s"]) / float(row["cart_fit_s"]), rel=1e-3)
+        assert int(row["n_leaves"]) >= 2 and row["n_samples"] == "1500"
