@@ -34,7 +34,6 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 
 from bench_fit import PREDICT_REPEAT, best_times, environment, significant
 
