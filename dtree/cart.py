@@ -33,7 +33,7 @@ import numbers
 
 import numpy as np
 
-from dtree._base import BaseEstimator, ClassifierMixin
+from dtree._base import BaseEstimator, Bunch, ClassifierMixin
 from dtree._validation import (
     MAX_TOTAL_WEIGHT,
     as_float64,
@@ -292,15 +292,25 @@ class _BaseDecisionTree(BaseEstimator):
 
         Returns
         -------
-        dict
-            ``ccp_alphas`` (increasing effective alphas, starting at 0) and
-            ``impurities`` (total leaf impurity of the pruned tree after each
-            step), both ndarrays of the same length.
+        Bunch
+            A dict whose keys are also attributes (as scikit-learn's
+            ``Bunch``): ``ccp_alphas`` (increasing effective alphas, starting
+            at 0) and ``impurities`` (total leaf impurity of the pruned tree
+            after each step), both ndarrays of the same length.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dtree import DecisionTreeRegressor
+        >>> X = np.arange(4).reshape(-1, 1)
+        >>> path = DecisionTreeRegressor().cost_complexity_pruning_path(X, [0.0, 0.0, 1.0, 3.0])
+        >>> path.ccp_alphas.round(4).tolist(), path["impurities"].round(4).tolist()
+        ([0.0, 0.1667, 1.3333], [0.0, 0.1667, 1.5])
         """
         grown = self.__class__(**{**self.get_params(), "ccp_alpha": 0.0})
         grown.fit(X, y, sample_weight=sample_weight)
         alphas, impurities = cost_complexity_path(grown.tree_)
-        return {"ccp_alphas": alphas, "impurities": impurities}
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
 
 
 _SHARED_PARAMETERS = """
@@ -503,8 +513,12 @@ class DecisionTreeRegressor(_BaseDecisionTree):
 
     Parameters
     ----------
-    criterion : {"squared_error", "absolute_error", "poisson"}, default="squared_error"
-        Impurity: weighted variance (leaf value: the mean), mean absolute
+    criterion : {"squared_error", "friedman_mse", "absolute_error", "poisson"}, \
+default="squared_error"
+        Impurity: weighted variance (leaf value: the mean; "friedman_mse"
+        ranks the splits by Friedman's improvement
+        :math:`\\frac{w_L w_R}{w_L + w_R}(\\bar y_L - \\bar y_R)^2` instead,
+        :class:`dtree.criteria.FriedmanMSE`), mean absolute
         deviation :math:`\\frac{1}{W}\\sum_i w_i |y_i - \\tilde y|` from the
         weighted median :math:`\\tilde y` (leaf value: that median, the first
         value whose cumulative weight reaches half the total, or the midpoint
