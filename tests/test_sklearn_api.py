@@ -43,7 +43,7 @@ def test_bunch_behaves_like_sklearns(kind):
     assert bunch.other == 4
     assert set(dir(bunch)) >= {"ccp_alphas", "impurities", "extra", "other"}
     with pytest.raises(AttributeError):
-        bunch.missing
+        _ = bunch.missing
     assert getattr(bunch, "missing", None) is None and not hasattr(bunch, "missing")
     with pytest.raises(KeyError):
         bunch["missing"]
@@ -53,7 +53,7 @@ def test_bunch_behaves_like_sklearns(kind):
 
 def test_bunch_missing_attribute_names_the_keys():
     with pytest.raises(AttributeError, match=r"no key 'alphas'.*\['ccp_alphas'\]"):
-        Bunch(ccp_alphas=[]).alphas
+        _ = Bunch(ccp_alphas=[]).alphas
 
 
 @pytest.mark.parametrize("estimator", ["classifier", "regressor"])
@@ -116,3 +116,102 @@ def test_sklearn_imported_after_dtree_still_catches():
             print("caught")
     """)
     assert out.strip() == "caught"
+
+
+# --- parameter errors in scikit-learn's words ------------------------------------------------
+
+SAME_MESSAGE = [("min_samples_split", 1), ("min_samples_split", 1.5), ("min_samples_leaf", 0),
+                ("max_depth", 0), ("max_leaf_nodes", 1), ("min_weight_fraction_leaf", 0.7)]
+SAME_FORM = [("min_impurity_decrease", -1.0), ("ccp_alpha", -0.1), ("splitter", "worst"),
+             ("criterion", "mse"), ("random_state", "a"), ("max_features", "auto"),
+             ("class_weight", "x"), ("random_state", -1)]
+
+
+def _fit_error(estimator, X, y):
+    with pytest.raises(ValueError) as caught:
+        estimator.fit(X, y)
+    return caught.value
+
+
+@pytest.mark.parametrize("name, value", SAME_MESSAGE, ids=lambda v: str(v))
+def test_parameter_error_is_sklearns_message(name, value):
+    X, y = np.random.default_rng(0).random((20, 3)), np.arange(20) % 2
+    ours = _fit_error(DecisionTreeClassifier(**{name: value}), X, y)
+    theirs = _fit_error(sk.DecisionTreeClassifier(**{name: value}), X, y)
+    assert isinstance(ours, dtree.InvalidParameterError)
+    assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("name, value", SAME_FORM, ids=lambda v: str(v))
+def test_parameter_error_has_sklearns_form(name, value):
+    # "The 'name' parameter of Estimator must be <expected>. Got <value> instead."
+    X, y = np.random.default_rng(0).random((20, 3)), np.arange(20) % 2
+    message = str(_fit_error(DecisionTreeClassifier(**{name: value}), X, y))
+    assert message.startswith(f"The '{name}' parameter of DecisionTreeClassifier must be ")
+    assert message.endswith(f". Got {value!r} instead.")
+
+
+def test_regressor_criterion_error_lists_friedman_mse():
+    message = str(_fit_error(DecisionTreeRegressor(criterion="gini"), [[0.0], [1.0]], [0, 1]))
+    assert "{'absolute_error', 'friedman_mse', 'poisson', 'squared_error'}" in message
+
+
+# --- random_state, sample_weight, sparse y, NaN ----------------------------------------------
+
+def _tree(random_state):
+    X = np.random.default_rng(1).random((200, 6))
+    y = (X[:, 0] + X[:, 3] > 1).astype(int)
+    return DecisionTreeClassifier(max_features=2, random_state=random_state).fit(X, y).tree_
+
+
+def test_random_state_accepts_a_randomstate():
+    one, two = np.random.RandomState(5), np.random.RandomState(5)
+    a, b = _tree(one), _tree(two)
+    np.testing.assert_array_equal(a.feature, b.feature)        # same state, same tree
+    assert one.randint(1000) == two.randint(1000)              # both advanced alike
+    np.testing.assert_array_equal(a.feature, _tree(np.random.default_rng(
+        np.random.RandomState(5).randint(np.iinfo(np.int32).max))).feature)
+
+
+def test_random_state_int_draws_are_unchanged():
+    np.testing.assert_array_equal(_tree(3).feature, _tree(np.random.default_rng(3)).feature)
+    np.testing.assert_array_equal(_tree(3).threshold, _tree(np.random.default_rng(3)).threshold)
+
+
+def test_scalar_sample_weight():
+    X, y = np.arange(10.0).reshape(-1, 1), np.array([0, 0, 1, 1, 1, 0, 0, 2, 2, 2])
+    plain = DecisionTreeClassifier().fit(X, y)
+    assert same_tree_arrays(DecisionTreeClassifier().fit(X, y, sample_weight=2.5), plain)
+    with pytest.raises(TypeError, match=re_escape("got scalar `array(0.)` instead.")):
+        DecisionTreeClassifier().fit(X, y, sample_weight=np.array(0))
+    with pytest.raises(TypeError):
+        sk.DecisionTreeClassifier().fit(X, y, sample_weight=np.array(0))   # as the oracle does
+
+
+def test_sparse_y_is_a_type_error():
+    from scipy.sparse import csr_matrix
+
+    X = np.arange(10.0).reshape(-1, 1)
+    for estimator in (DecisionTreeClassifier(), DecisionTreeRegressor()):
+        with pytest.raises(TypeError, match="y is a sparse csr_matrix"):
+            estimator.fit(X, csr_matrix(np.ones((10, 1))))
+
+
+def test_nan_refused_in_sklearns_words():
+    X = np.array([[1.0], [np.nan], [3.0]])
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        DecisionTreeRegressor(criterion="absolute_error").fit(X, [1.0, 2.0, 3.0])
+    fitted = DecisionTreeRegressor(criterion="absolute_error").fit([[1.0], [2.0]], [1.0, 2.0])
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        fitted.predict(X)
+
+
+def same_tree_arrays(a, b):
+    return all(np.array_equal(getattr(a.tree_, n), getattr(b.tree_, n))
+               for n in ("feature", "threshold", "children_left", "value"))
+
+
+def re_escape(text):
+    import re
+
+    return re.escape(text)
