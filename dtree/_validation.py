@@ -382,6 +382,7 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
     target passed by mistake would otherwise make one class per value), unless
     ``y`` is a pandas categorical, whose categories are labels by declaration.
     Without, only the shape is checked (the regressor checks the values).
+    ``n_samples=None`` leaves the length to the caller (:func:`check_n_targets`).
     """
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None")
@@ -397,8 +398,8 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
         array = array.ravel()
     if array.ndim != 1:
         raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {array.shape}")
-    if array.shape[0] != n_samples:
-        raise ValueError(f"X has {n_samples} samples but y has {array.shape[0]}")
+    if n_samples is not None:
+        check_n_targets(array, n_samples)
     if not labels:
         return array
     if array.dtype.kind == "O":
@@ -422,6 +423,12 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
                 "(use DecisionTreeRegressor for a numeric target, or pass y as a "
                 "categorical Series if these numbers are labels)")
     return array
+
+
+def check_n_targets(y: np.ndarray, n_samples: int) -> None:
+    """Raise ``ValueError`` unless ``y`` has one entry per sample."""
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
 
 
 def check_predict_X(estimator, X, *, allow_missing: bool = False) -> np.ndarray:

@@ -41,6 +41,7 @@ from dtree._validation import (
     check_int_param,
     check_is_fitted,
     check_max_features,
+    check_n_targets,
     check_numeric_predict_X,
     check_numeric_X,
     check_real,
@@ -142,9 +143,10 @@ class _BaseDecisionTree(BaseEstimator):
                 f"y is too large for criterion={criterion.name!r}: the weighted sum of y**2 "
                 f"overflows (largest |y| = {np.max(np.abs(target)):.3g}); divide y by a common "
                 "factor (the tree's splits do not change)")
-        if criterion.name == "poisson":
-            if np.any(target < 0) or np.sum(target * weight) <= 0:
-                raise ValueError("criterion='poisson' needs y >= 0 with a positive (weighted) sum")
+        if criterion.name == "poisson" and np.sum(target * weight) <= 0:
+            raise ValueError("Sum of y is not positive which is necessary for Poisson "
+                             "regression (criterion='poisson' needs a positive weighted "
+                             "sum of y)")
         params = self._validated_params(n_samples, weight.sum())
         max_features = check_max_features(self.max_features, n_features, owner)
         params.max_features, params.splitter = max_features, self.splitter
@@ -152,6 +154,7 @@ class _BaseDecisionTree(BaseEstimator):
                                needed=max_features < n_features or self.splitter == "random")
 
         self.n_features_in_ = n_features
+        self.n_outputs_ = n_outputs          # 1: dtree fits one output (scikit-learn's name)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
@@ -388,6 +391,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         Number of classes.
     n_features_in_ : int
         Number of features seen in ``fit``.
+    n_outputs_ : int
+        Number of outputs (always 1: dtree fits a 1-D ``y``).
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Column names, when ``X`` was a DataFrame with string column names.
     max_features_ : int
@@ -547,6 +552,8 @@ default="squared_error"
         The fitted tree as read-only arrays with scikit-learn's names.
     n_features_in_ : int
         Number of features seen in ``fit``.
+    n_outputs_ : int
+        Number of outputs (always 1: dtree fits a 1-D ``y``).
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Column names, when ``X`` was a DataFrame with string column names.
     max_features_ : int
@@ -588,11 +595,22 @@ default="squared_error"
         self.ccp_alpha = ccp_alpha
 
     def _encode_target(self, y, n_samples, criterion):
-        array = check_target(y, n_samples, labels=False)
+        array = check_target(y, None, labels=False)
         check_real(array, "y")
         array = as_float64(array, "y")
         if not np.all(np.isfinite(array)):
             raise ValueError("y must be finite (no NaN or inf)")
+        # Poisson's y before its length, in scikit-learn's words (its tests match them)
+        if criterion.name == "poisson":
+            if np.any(array < 0):
+                raise ValueError(
+                    "Some value(s) of y are negative which is not allowed for Poisson "
+                    f"regression (criterion='poisson' needs y >= 0; the smallest y is "
+                    f"{float(np.min(array))!r})")
+            if not np.any(array > 0):
+                raise ValueError("Sum of y is not positive which is necessary for Poisson "
+                                 "regression (criterion='poisson' needs a positive sum of y)")
+        check_n_targets(array, n_samples)
         return array
 
     def _apply_class_weight(self, weight):

@@ -215,3 +215,27 @@ def re_escape(text):
     import re
 
     return re.escape(text)
+
+
+def test_poisson_target_errors_in_sklearns_words():
+    tree = DecisionTreeRegressor(criterion="poisson")
+    with pytest.raises(ValueError, match="y is not positive.*Poisson"):
+        tree.fit([[0.0], [1.0], [2.0]], [0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="Some.*y are negative.*Poisson.*smallest y is -0.1"):
+        tree.fit([[0.0], [1.0], [2.0]], [5.0, -0.1, 2.0])
+
+
+def test_poisson_target_is_checked_before_its_length_as_in_sklearn():
+    # scikit-learn's test_error fits one sample of three features on three targets
+    for y, pattern in (([0, 0, 0], "y is not positive.*Poisson"),
+                       ([5, -0.1, 2], "Some.*y are negative.*Poisson")):
+        for estimator in (DecisionTreeRegressor, sk.DecisionTreeRegressor):
+            with pytest.raises(ValueError, match=pattern):
+                estimator(criterion="poisson").fit([[0, 1, 2]], y)
+    with pytest.raises(ValueError, match="X has 1 samples but y has 3"):
+        DecisionTreeRegressor(criterion="poisson").fit([[0, 1, 2]], [1.0, 2.0, 3.0])
+
+
+def test_n_outputs_():
+    assert DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1]).n_outputs_ == 1
+    assert DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0]).n_outputs_ == 1
