@@ -65,6 +65,20 @@ def run_suite(tmp_path):
     return data["outcomes"], data["messages"]
 
 
+def test_importing_the_plugin_substitutes_nothing():
+    # `pytest --doctest-modules tests` imports the plugin's module: only -p may patch
+    code = ("import sklearn.tree, dtree, tests.sklearn_suite.plugin\n"
+            "assert sklearn.tree.DecisionTreeClassifier is not dtree.DecisionTreeClassifier\n"
+            "tests.sklearn_suite.plugin.substitute()\n"
+            "assert sklearn.tree.DecisionTreeClassifier is dtree.DecisionTreeClassifier\n"
+            "assert sklearn.tree.ExtraTreeClassifier.__module__.startswith('sklearn')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [
+        str(ROOT), os.environ.get("PYTHONPATH")])))
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+
+
 def test_expectation_file_is_consistent():
     expected = load_expected()
     used = set(expected["failures"].values())

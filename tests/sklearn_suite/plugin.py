@@ -2,8 +2,8 @@
 
 Loaded by ``tests/test_sklearn_suite.py`` in a subprocess as
 ``python -m pytest -p tests.sklearn_suite.plugin --pyargs sklearn.tree.tests.test_tree ...``.
-When pytest loads the plugin (before it collects, so before the test modules
-import anything from ``sklearn.tree``), the plugin
+When pytest configures the plugin (before it collects, so before the test
+modules import anything from ``sklearn.tree``), the plugin
 
 1. imports ``sklearn.ensemble`` first, so that the forests and gradient
    boosting keep scikit-learn's own trees (they bind the names at import);
@@ -45,7 +45,14 @@ def substitute():
                 setattr(module, name, replacement)
 
 
-substitute()
+def pytest_configure(config):
+    """Substitute when pytest loads this module as a plugin (``-p``), before it collects.
+
+    Not on import: ``pytest --doctest-modules tests`` (``make test-unit``)
+    imports every module under tests/, this one too, and must leave the test
+    process's scikit-learn alone.
+    """
+    substitute()
 
 _outcomes: dict[str, str] = {}
 _messages: dict[str, str] = {}
