@@ -10,6 +10,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +25,9 @@ from dtree._base import Bunch
 
 def run_python(code):
     """Run ``code`` in a fresh interpreter (no scikit-learn imported unless it does)."""
+    # cwd: the work tree, so that `import dtree` finds it even where it is not installed
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
+                            cwd=Path(__file__).resolve().parent.parent,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return result.stdout
