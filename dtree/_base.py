@@ -18,6 +18,45 @@ from dtree._validation import check_is_fitted, check_sample_weight
 from dtree.tree import Node, flatten_nodes, unflatten_nodes
 
 
+class Bunch(dict):
+    """A dict whose keys are also attributes, as scikit-learn's ``sklearn.utils.Bunch``.
+
+    Returned by :meth:`~dtree.DecisionTreeClassifier.cost_complexity_pruning_path`.
+    A key is read as ``bunch["key"]`` or ``bunch.key``; setting an attribute
+    sets the key; a missing attribute raises ``AttributeError`` (so
+    ``hasattr`` and ``getattr(bunch, name, default)`` work).
+
+    Examples
+    --------
+    >>> path = Bunch(ccp_alphas=[0.0, 0.5], impurities=[0.0, 0.5])
+    >>> path.ccp_alphas, path["impurities"]
+    ([0.0, 0.5], [0.0, 0.5])
+    >>> path.total = 1.0
+    >>> sorted(path)
+    ['ccp_alphas', 'impurities', 'total']
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(kwargs)
+
+    def __setattr__(self, key, value):
+        self[key] = value
+
+    def __dir__(self):
+        return list(self.keys())
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__} has no key {key!r} "
+                                 f"(its keys are {sorted(self)})") from None
+
+    def __setstate__(self, state):
+        # Pickles of old versions stored a __dict__; the keys are the state.
+        pass
+
+
 class BaseEstimator:
     """Parameter handling shared by every dtree estimator.
 

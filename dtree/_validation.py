@@ -84,9 +84,20 @@ MAX_TOTAL_WEIGHT = 1e150
 
 
 def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
-    """Return sample weights of shape (n_samples,), all ones when ``None``."""
+    """Return sample weights of shape (n_samples,), all ones when ``None``.
+
+    A number is the weight of every sample (as in scikit-learn); a 0-d array
+    raises ``TypeError`` with scikit-learn's words.
+    """
     if sample_weight is None:
         return np.ones(n_samples)
+    if isinstance(sample_weight, numbers.Number):   # one weight for all, as in scikit-learn
+        sample_weight = np.full(n_samples, sample_weight, dtype=float)
+    elif np.asarray(sample_weight).ndim == 0:     # (np.ndim would call __array_function__)
+        raise TypeError(
+            "sample_weight must be None, a number or 1-D of shape (n_samples,): Input should "
+            "have at least 1 dimension i.e. satisfy `len(x.shape) > 0`, got scalar "
+            f"`{np.asarray(sample_weight, dtype=float)!r}` instead.")
     weight = as_float_array(sample_weight, "sample_weight", ndim=(1,))
     if weight.shape[0] != n_samples:
         raise ValueError(
@@ -218,21 +229,43 @@ def check_is_fitted(estimator, attribute: str) -> None:
         )
 
 
-def check_int_param(value, name: str, *, low: int, allow_none: bool = False):
-    """Return the parameter ``value`` as an int >= ``low`` (or None if allowed)."""
+def parameter_error(name: str, expected: str, value, owner=None) -> InvalidParameterError:
+    """The error for a parameter ``name`` that is not ``expected``, in scikit-learn's words.
+
+    scikit-learn's own tests match its ``InvalidParameterError`` messages by
+    regular expression, so dtree words them alike: the parameter, what was
+    expected and what came.
+
+    Examples
+    --------
+    >>> print(parameter_error("max_depth", "an int in the range [1, inf) or None", 0,
+    ...                       "DecisionTreeClassifier"))
+    The 'max_depth' parameter of DecisionTreeClassifier must be an int in the range [1, inf) or None. Got 0 instead.
+    """
+    of = f" of {owner}" if owner else ""
+    return InvalidParameterError(
+        f"The {name!r} parameter{of} must be {expected}. Got {value!r} instead.")
+
+
+def check_int_param(value, name: str, *, low: int, allow_none: bool = False, owner=None):
+    """Return the parameter ``value`` as an int >= ``low`` (or None if allowed).
+
+    ``owner`` (the estimator's class name) is named in the error.
+    """
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        expected = f"None or an int >= {low}" if allow_none else f"an int >= {low}"
-        raise InvalidParameterError(f"{name} must be {expected}, got {value!r}")
+        expected = f"an int in the range [{low}, inf)" + (" or None" if allow_none else "")
+        raise parameter_error(name, expected, value, owner)
     return int(value)
 
 
-def check_float_param(value, name: str, *, low: float = 0.0):
+def check_float_param(value, name: str, *, low: float = 0.0, owner=None):
     """Return the parameter ``value`` as a finite float >= ``low``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= low \
             or not np.isfinite(value):
-        raise InvalidParameterError(f"{name} must be a finite float >= {low}, got {value!r}")
+        raise parameter_error(name, f"a finite float in the range [{float(low)}, inf)", value,
+                              owner)
     return float(value)
 
 
@@ -349,9 +382,11 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
     target passed by mistake would otherwise make one class per value), unless
     ``y`` is a pandas categorical, whose categories are labels by declaration.
     Without, only the shape is checked (the regressor checks the values).
+    ``n_samples=None`` leaves the length to the caller (:func:`check_n_targets`).
     """
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None")
+    check_dense(y, "y")
     if (labels and isinstance(y, (list, tuple))
             and not any(isinstance(v, (list, tuple, np.ndarray)) for v in y)):
         check_value_kinds(y, "y")       # before NumPy turns [True, 1] into [1, 1]
@@ -363,8 +398,8 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
         array = array.ravel()
     if array.ndim != 1:
         raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {array.shape}")
-    if array.shape[0] != n_samples:
-        raise ValueError(f"X has {n_samples} samples but y has {array.shape[0]}")
+    if n_samples is not None:
+        check_n_targets(array, n_samples)
     if not labels:
         return array
     if array.dtype.kind == "O":
@@ -388,6 +423,12 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
                 "(use DecisionTreeRegressor for a numeric target, or pass y as a "
                 "categorical Series if these numbers are labels)")
     return array
+
+
+def check_n_targets(y: np.ndarray, n_samples: int) -> None:
+    """Raise ``ValueError`` unless ``y`` has one entry per sample."""
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
 
 
 def check_predict_X(estimator, X, *, allow_missing: bool = False) -> np.ndarray:
@@ -462,7 +503,7 @@ def check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
             raise ValueError(f"{name} contains infinite values; finite numbers (or NaN for "
                              "a missing value) are required")
         if missing_error is not None and np.isnan(array).any():
-            raise ValueError(f"{name} contains NaN; {missing_error}")
+            raise ValueError(f"Input {name} contains NaN; {missing_error}")
     if np.isinf(extremes).any():
         raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
     if array.dtype.isnative and (array.dtype == np.float32 or (
@@ -495,7 +536,7 @@ def check_numeric_predict_X(estimator, X, *, missing_error=None) -> np.ndarray:
         if not np.isfinite(X32[~np.isnan(X32)]).all():
             raise ValueError("X has values too large for float32 (|x| > 3.4e38)")
         if missing_error is not None and np.isnan(X32).any():
-            raise ValueError(f"X contains NaN; {missing_error}")
+            raise ValueError(f"Input X contains NaN; {missing_error}")
     return X32
 
 
@@ -507,7 +548,7 @@ def missing_values_unsupported(criterion_name):
     return None
 
 
-def check_max_features(value, n_features):
+def check_max_features(value, n_features, owner=None):
     """The number of features a CART split draws, from the parameter ``max_features``."""
     if value is None:
         return n_features
@@ -522,28 +563,40 @@ def check_max_features(value, n_features):
     elif isinstance(value, numbers.Real) and not isinstance(value, bool):
         if 0.0 < value <= 1.0:
             return max(1, int(value * n_features))
-    raise InvalidParameterError(
-        "max_features must be None, 'sqrt', 'log2', an int in [1, n_features] or a float in "
-        f"(0, 1], got {value!r} (n_features={n_features})"
-    )
+    raise parameter_error(
+        "max_features", "None, a str among {'sqrt', 'log2'}, an int in the range "
+        f"[1, n_features] = [1, {n_features}] or a float in the range (0.0, 1.0]", value, owner)
 
 
-def random_generator(random_state, *, needed):
+def random_generator(random_state, *, needed, owner=None):
     """The generator behind feature draws, tie ranks and random thresholds.
 
     ``None`` gives no generator (exhaustive, deterministic search; ties to the
     lowest feature index) unless randomness is needed (``max_features`` below
     the number of features, or the random splitter), in which case a freshly
     seeded one; an int seeds a new generator; a ``numpy.random.Generator`` is
-    used as it is.
+    used as it is; a ``numpy.random.RandomState`` (scikit-learn's kind) seeds a
+    new generator with one draw from it, so that it advances, as a
+    ``RandomState`` handed to scikit-learn does, and the same state gives the
+    same tree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = random_generator(np.random.RandomState(0), needed=True).random()
+    >>> b = random_generator(np.random.RandomState(0), needed=True).random()
+    >>> a == b, random_generator(7, needed=True).random() == np.random.default_rng(7).random()
+    (True, True)
     """
     if random_state is None:
         return np.random.default_rng() if needed else None
     if isinstance(random_state, np.random.Generator):
         return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(int(random_state.randint(np.iinfo(np.int32).max)))
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
             and random_state >= 0:
         return np.random.default_rng(int(random_state))
-    raise InvalidParameterError(
-        f"random_state must be None, a non-negative int or a numpy.random.Generator, "
-        f"got {random_state!r}")
+    raise parameter_error(
+        "random_state", "an int in the range [0, inf), an instance of 'numpy.random.RandomState' "
+        "or 'numpy.random.Generator', or None", random_state, owner)

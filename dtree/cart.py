@@ -33,7 +33,7 @@ import numbers
 
 import numpy as np
 
-from dtree._base import BaseEstimator, ClassifierMixin
+from dtree._base import BaseEstimator, Bunch, ClassifierMixin
 from dtree._validation import (
     MAX_TOTAL_WEIGHT,
     as_float64,
@@ -41,6 +41,7 @@ from dtree._validation import (
     check_int_param,
     check_is_fitted,
     check_max_features,
+    check_n_targets,
     check_numeric_predict_X,
     check_numeric_X,
     check_real,
@@ -49,10 +50,10 @@ from dtree._validation import (
     encode,
     feature_names_of,
     missing_values_unsupported,
+    parameter_error,
     random_generator,
 )
-from dtree.criteria import get_criterion
-from dtree.exceptions import InvalidParameterError
+from dtree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, get_criterion
 from dtree.growth import GrowthParams, grow_best_first, grow_depth_first
 from dtree.pruning import cost_complexity_path, prune_to_alpha
 from dtree.tree import TreeArrays
@@ -68,38 +69,45 @@ class _BaseDecisionTree(BaseEstimator):
     # -- parameters ------------------------------------------------------------
 
     def _validated_params(self, n_samples, total_weight):
-        if self.splitter not in ("best", "random"):
-            raise InvalidParameterError(f"splitter must be 'best' or 'random', got {self.splitter!r}")
-        max_depth = check_int_param(self.max_depth, "max_depth", low=1, allow_none=True)
+        owner = type(self).__name__
+        if not (isinstance(self.splitter, str) and self.splitter in ("best", "random")):
+            raise parameter_error("splitter", "a str among {'best', 'random'}", self.splitter,
+                                  owner)
+        max_depth = check_int_param(self.max_depth, "max_depth", low=1, allow_none=True,
+                                    owner=owner)
         mss = self.min_samples_split
-        if isinstance(mss, numbers.Integral) and not isinstance(mss, bool):
-            min_samples_split = check_int_param(mss, "min_samples_split", low=2)
-        elif isinstance(mss, numbers.Real) and not isinstance(mss, bool) and 0.0 < mss <= 1.0:
+        if isinstance(mss, numbers.Integral) and not isinstance(mss, bool) and mss >= 2:
+            min_samples_split = int(mss)
+        elif isinstance(mss, numbers.Real) and not isinstance(mss, numbers.Integral) \
+                and 0.0 < mss <= 1.0:
             min_samples_split = max(2, int(np.ceil(mss * n_samples)))
         else:
-            raise InvalidParameterError(
-                f"min_samples_split must be an int >= 2 or a float in (0, 1], got {mss!r}")
+            raise parameter_error("min_samples_split", "an int in the range [2, inf) or a float "
+                                  "in the range (0.0, 1.0]", mss, owner)
         msl = self.min_samples_leaf
-        if isinstance(msl, numbers.Integral) and not isinstance(msl, bool):
-            min_samples_leaf = check_int_param(msl, "min_samples_leaf", low=1)
-        elif isinstance(msl, numbers.Real) and not isinstance(msl, bool) and 0.0 < msl < 1.0:
+        if isinstance(msl, numbers.Integral) and not isinstance(msl, bool) and msl >= 1:
+            min_samples_leaf = int(msl)
+        elif isinstance(msl, numbers.Real) and not isinstance(msl, numbers.Integral) \
+                and 0.0 < msl < 1.0:
             min_samples_leaf = int(np.ceil(msl * n_samples))
         else:
-            raise InvalidParameterError(
-                f"min_samples_leaf must be an int >= 1 or a float in (0, 1), got {msl!r}")
-        fraction = check_float_param(self.min_weight_fraction_leaf, "min_weight_fraction_leaf")
-        if fraction > 0.5:
-            raise InvalidParameterError(
-                f"min_weight_fraction_leaf must be in [0, 0.5], got {fraction!r}")
+            raise parameter_error("min_samples_leaf", "an int in the range [1, inf) or a float "
+                                  "in the range (0.0, 1.0)", msl, owner)
+        fraction = self.min_weight_fraction_leaf
+        if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) \
+                or not 0.0 <= fraction <= 0.5:
+            raise parameter_error("min_weight_fraction_leaf", "a float in the range [0.0, 0.5]",
+                                  fraction, owner)
+        fraction = float(fraction)
         max_leaf_nodes = check_int_param(self.max_leaf_nodes, "max_leaf_nodes", low=2,
-                                         allow_none=True)
+                                         allow_none=True, owner=owner)
         return GrowthParams(
             max_depth=np.iinfo(np.int32).max if max_depth is None else max_depth,
             min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
             min_samples_leaf=min_samples_leaf,
             min_weight_leaf=fraction * total_weight,
             min_impurity_decrease=check_float_param(self.min_impurity_decrease,
-                                                    "min_impurity_decrease"),
+                                                    "min_impurity_decrease", owner=owner),
             max_leaf_nodes=max_leaf_nodes,
         )
 
@@ -110,8 +118,14 @@ class _BaseDecisionTree(BaseEstimator):
     # -- fitting -----------------------------------------------------------------
 
     def _fit(self, X, y, sample_weight):
+        owner = type(self).__name__
+        names = CLASSIFICATION_CRITERIA if self._classification else REGRESSION_CRITERIA
+        if not (isinstance(self.criterion, str) and self.criterion in names):
+            raise parameter_error(
+                "criterion", f"a str among {{{', '.join(map(repr, sorted(names)))}}}",
+                self.criterion, owner)
         criterion = get_criterion(self.criterion, classification=self._classification)
-        ccp_alpha = check_float_param(self.ccp_alpha, "ccp_alpha")
+        ccp_alpha = check_float_param(self.ccp_alpha, "ccp_alpha", owner=owner)
         names = feature_names_of(X)
         # The caller's array itself if it is float32/float64 (read, never
         # written: no copy of X is made for the fit), else a float32 copy.
@@ -129,16 +143,18 @@ class _BaseDecisionTree(BaseEstimator):
                 f"y is too large for criterion={criterion.name!r}: the weighted sum of y**2 "
                 f"overflows (largest |y| = {np.max(np.abs(target)):.3g}); divide y by a common "
                 "factor (the tree's splits do not change)")
-        if criterion.name == "poisson":
-            if np.any(target < 0) or np.sum(target * weight) <= 0:
-                raise ValueError("criterion='poisson' needs y >= 0 with a positive (weighted) sum")
+        if criterion.name == "poisson" and np.sum(target * weight) <= 0:
+            raise ValueError("Sum of y is not positive which is necessary for Poisson "
+                             "regression (criterion='poisson' needs a positive weighted "
+                             "sum of y)")
         params = self._validated_params(n_samples, weight.sum())
-        max_features = check_max_features(self.max_features, n_features)
+        max_features = check_max_features(self.max_features, n_features, owner)
         params.max_features, params.splitter = max_features, self.splitter
-        rng = random_generator(self.random_state,
-                                needed=max_features < n_features or self.splitter == "random")
+        rng = random_generator(self.random_state, owner=owner,
+                               needed=max_features < n_features or self.splitter == "random")
 
         self.n_features_in_ = n_features
+        self.n_outputs_ = n_outputs          # 1: dtree fits one output (scikit-learn's name)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
@@ -292,15 +308,25 @@ class _BaseDecisionTree(BaseEstimator):
 
         Returns
         -------
-        dict
-            ``ccp_alphas`` (increasing effective alphas, starting at 0) and
-            ``impurities`` (total leaf impurity of the pruned tree after each
-            step), both ndarrays of the same length.
+        Bunch
+            A dict whose keys are also attributes (as scikit-learn's
+            ``Bunch``): ``ccp_alphas`` (increasing effective alphas, starting
+            at 0) and ``impurities`` (total leaf impurity of the pruned tree
+            after each step), both ndarrays of the same length.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dtree import DecisionTreeRegressor
+        >>> X = np.arange(4).reshape(-1, 1)
+        >>> path = DecisionTreeRegressor().cost_complexity_pruning_path(X, [0.0, 0.0, 1.0, 3.0])
+        >>> path.ccp_alphas.round(4).tolist(), path["impurities"].round(4).tolist()
+        ([0.0, 0.1667, 1.3333], [0.0, 0.1667, 1.5])
         """
         grown = self.__class__(**{**self.get_params(), "ccp_alpha": 0.0})
         grown.fit(X, y, sample_weight=sample_weight)
         alphas, impurities = cost_complexity_path(grown.tree_)
-        return {"ccp_alphas": alphas, "impurities": impurities}
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
 
 
 _SHARED_PARAMETERS = """
@@ -323,8 +349,10 @@ _SHARED_PARAMETERS = """
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Number of features drawn at random at each node to search (the draw
         skips features that are constant in the node).
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the feature draws and random thresholds.  With ``None`` and
+    random_state : int, numpy.random.RandomState, numpy.random.Generator or None, \
+default=None
+        Seeds the feature draws and random thresholds (a ``RandomState``
+        seeds them with one draw from it).  With ``None`` and
         ``max_features=None`` the tree is fully deterministic: ties between
         equally good splits go to the lowest feature index, then the lowest
         threshold.
@@ -363,6 +391,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         Number of classes.
     n_features_in_ : int
         Number of features seen in ``fit``.
+    n_outputs_ : int
+        Number of outputs (always 1: dtree fits a 1-D ``y``).
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Column names, when ``X`` was a DataFrame with string column names.
     max_features_ : int
@@ -428,8 +458,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             if np.any(per_class < 0) or not np.all(np.isfinite(per_class)):
                 raise ValueError("class_weight values must be finite and non-negative")
         else:
-            raise InvalidParameterError(
-                f"class_weight must be None, 'balanced' or a dict {{class: weight}}, got {class_weight!r}")
+            raise parameter_error("class_weight", "an instance of 'dict', a str among "
+                                  "{'balanced'} or None", class_weight, type(self).__name__)
         with np.errstate(over="ignore"):    # an overflow is refused below
             weight = weight * per_class[codes]
             total = weight.sum()
@@ -503,8 +533,12 @@ class DecisionTreeRegressor(_BaseDecisionTree):
 
     Parameters
     ----------
-    criterion : {"squared_error", "absolute_error", "poisson"}, default="squared_error"
-        Impurity: weighted variance (leaf value: the mean), mean absolute
+    criterion : {"squared_error", "friedman_mse", "absolute_error", "poisson"}, \
+default="squared_error"
+        Impurity: weighted variance (leaf value: the mean; "friedman_mse"
+        ranks the splits by Friedman's improvement
+        :math:`\\frac{w_L w_R}{w_L + w_R}(\\bar y_L - \\bar y_R)^2` instead,
+        :class:`dtree.criteria.FriedmanMSE`), mean absolute
         deviation :math:`\\frac{1}{W}\\sum_i w_i |y_i - \\tilde y|` from the
         weighted median :math:`\\tilde y` (leaf value: that median, the first
         value whose cumulative weight reaches half the total, or the midpoint
@@ -518,6 +552,8 @@ class DecisionTreeRegressor(_BaseDecisionTree):
         The fitted tree as read-only arrays with scikit-learn's names.
     n_features_in_ : int
         Number of features seen in ``fit``.
+    n_outputs_ : int
+        Number of outputs (always 1: dtree fits a 1-D ``y``).
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Column names, when ``X`` was a DataFrame with string column names.
     max_features_ : int
@@ -559,11 +595,22 @@ class DecisionTreeRegressor(_BaseDecisionTree):
         self.ccp_alpha = ccp_alpha
 
     def _encode_target(self, y, n_samples, criterion):
-        array = check_target(y, n_samples, labels=False)
+        array = check_target(y, None, labels=False)
         check_real(array, "y")
         array = as_float64(array, "y")
         if not np.all(np.isfinite(array)):
             raise ValueError("y must be finite (no NaN or inf)")
+        # Poisson's y before its length, in scikit-learn's words (its tests match them)
+        if criterion.name == "poisson":
+            if np.any(array < 0):
+                raise ValueError(
+                    "Some value(s) of y are negative which is not allowed for Poisson "
+                    f"regression (criterion='poisson' needs y >= 0; the smallest y is "
+                    f"{float(np.min(array))!r})")
+            if not np.any(array > 0):
+                raise ValueError("Sum of y is not positive which is necessary for Poisson "
+                                 "regression (criterion='poisson' needs a positive sum of y)")
+        check_n_targets(array, n_samples)
         return array
 
     def _apply_class_weight(self, weight):

@@ -161,18 +161,19 @@ def test_single_class_gives_one_leaf():
     np.testing.assert_array_equal(tree.feature_importances_, [0.0])
 
 
+# scikit-learn's wording: "The 'name' parameter of Estimator must be <expected>. Got <value> instead."
 @pytest.mark.parametrize("params, message", [
-    ({"criterion": "mse"}, "criterion must be one of"),
-    ({"splitter": "worst"}, "splitter must be"),
-    ({"max_depth": 0}, "max_depth must be None or an int >= 1"),
-    ({"min_samples_split": 1}, "min_samples_split must be an int >= 2"),
-    ({"min_samples_leaf": 0}, "min_samples_leaf must be an int >= 1"),
-    ({"min_weight_fraction_leaf": 0.7}, "min_weight_fraction_leaf must be in"),
-    ({"max_leaf_nodes": 1}, "max_leaf_nodes must be None or an int >= 2"),
-    ({"min_impurity_decrease": -1.0}, "min_impurity_decrease must be a finite float"),
-    ({"ccp_alpha": -0.1}, "ccp_alpha must be a finite float"),
-    ({"max_features": 0}, "max_features must be"),
-    ({"class_weight": "even"}, "class_weight must be"),
+    ({"criterion": "mse"}, "'criterion' parameter .* must be a str among {'entropy', 'gini'"),
+    ({"splitter": "worst"}, "'splitter' parameter .* must be a str among {'best', 'random'}"),
+    ({"max_depth": 0}, r"'max_depth' parameter .* an int in the range \[1, inf\) or None. Got 0"),
+    ({"min_samples_split": 1}, r"'min_samples_split' .* an int in the range \[2, inf\)"),
+    ({"min_samples_leaf": 0}, r"'min_samples_leaf' .* an int in the range \[1, inf\)"),
+    ({"min_weight_fraction_leaf": 0.7}, r"'min_weight_fraction_leaf' .* \[0.0, 0.5\]. Got 0.7"),
+    ({"max_leaf_nodes": 1}, r"'max_leaf_nodes' .* an int in the range \[2, inf\) or None"),
+    ({"min_impurity_decrease": -1.0}, "'min_impurity_decrease' .* must be a finite float"),
+    ({"ccp_alpha": -0.1}, "'ccp_alpha' .* must be a finite float"),
+    ({"max_features": 0}, r"'max_features' .* \[1, n_features\] = \[1, 2\]"),
+    ({"class_weight": "even"}, "'class_weight' parameter .* must be .*Got 'even' instead"),
 ])
 def test_invalid_parameters(params, message):
     X, y = np.random.default_rng(0).random((20, 2)), np.arange(20) % 2
@@ -294,7 +295,7 @@ def test_random_state_none_is_deterministic_with_exhaustive_search():
     a = DecisionTreeClassifier().fit(X, y)
     b = DecisionTreeClassifier().fit(X, y)
     np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
-    with pytest.raises(InvalidParameterError, match="random_state must be"):
+    with pytest.raises(InvalidParameterError, match="The .random_state. parameter of DecisionTreeClassifier must be"):
         DecisionTreeClassifier(random_state=-1).fit(X, y)
 
 

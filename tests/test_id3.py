@@ -167,10 +167,12 @@ def test_not_fitted():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"max_depth": 0}, "max_depth must be None or an int >= 1, got 0"),
-    ({"max_depth": 1.5}, "max_depth must be None or an int >= 1"),
-    ({"min_impurity_decrease": -0.1}, "min_impurity_decrease must be a finite float >= 0"),
-    ({"min_impurity_decrease": "big"}, "min_impurity_decrease must be a finite float"),
+    ({"max_depth": 0}, (r"'max_depth' parameter must be an int in the range "
+                        r"\[1, inf\) or None. Got 0 instead")),
+    ({"max_depth": 1.5}, r"'max_depth' parameter must be an int in the range \[1, inf\) or None"),
+    ({"min_impurity_decrease": -0.1}, (r"'min_impurity_decrease' parameter must be a "
+                                       r"finite float in the range \[0.0, inf\)")),
+    ({"min_impurity_decrease": "big"}, "'min_impurity_decrease' parameter must be a finite float"),
 ])
 def test_invalid_parameters(params, message):
     X, y = weather_xy()
