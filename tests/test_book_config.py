@@ -357,3 +357,41 @@ def test_the_build_skips_every_directory_git_ignores():
     for cache in ("__pycache__", ".pytest_cache", ".hypothesis", ".ipynb_checkpoints", "x.egg-info"):
         assert excluded(f"book/part1/{cache}"), cache
     assert not excluded("book/part1/entropy.ipynb")
+
+
+def test_the_compatibility_page_lists_every_feature_of_sklearns_trees():
+    """book/api/sklearn.rst names every parameter, public method and fitted
+    attribute of scikit-learn's two trees, and every parameter of its exports,
+    and what it says is supported dtree has."""
+    import inspect
+
+    import numpy as np
+    import sklearn.tree as sk
+
+    page = (BOOK / "api" / "sklearn.rst").read_text(encoding="utf-8")
+    rows = {}  # name -> status, from the list-tables' first two columns
+    for names, status in re.findall(r"^   \* - (.+)\n     - (yes|no|not yet)\n", page, re.M):
+        for name in re.findall(r"``(\w+)``", names):
+            rows[name] = status
+    X, y = np.arange(20.0).reshape(10, 2), np.arange(10) % 2
+    for ours, theirs in [(dtree.DecisionTreeClassifier, sk.DecisionTreeClassifier),
+                         (dtree.DecisionTreeRegressor, sk.DecisionTreeRegressor)]:
+        fitted = theirs().fit(X, y)
+        names = set(inspect.signature(theirs).parameters)
+        names |= {n for n in dir(theirs) if not n.startswith("_") and callable(getattr(theirs, n))}
+        names |= {n for n in dir(fitted) if n.endswith("_") and not n.startswith("_")}
+        assert names <= set(rows), f"not on the page: {sorted(names - set(rows))}"
+        mine = ours().fit(X, y)
+        for name in names:
+            supported = name in inspect.signature(ours).parameters or hasattr(mine, name)
+            assert supported == (rows[name] == "yes"), f"{name}: the page says {rows[name]!r}"
+    for function in ("export_graphviz", "export_text", "plot_tree"):
+        assert rows[function] == "yes"
+        assert set(inspect.signature(getattr(sk, function)).parameters) <= set(
+            inspect.signature(getattr(dtree, function)).parameters), function
+    assert "1.7" in page and sklearn_version_line(page) == ".".join(
+        __import__("sklearn").__version__.split(".")[:2])
+
+
+def sklearn_version_line(page):
+    return re.search(r"\|sklearn_version\| replace:: (\S+)", page).group(1)
