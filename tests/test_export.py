@@ -37,10 +37,15 @@ def test_export_text_of_the_weather_tree(weather_tree):
 
 
 def test_export_text_options(weather_tree):
-    text = export_text(weather_tree, show_weights=True, max_depth=1,
+    text = export_text(weather_tree, show_weights=True, max_depth=0,
                        class_names=["stay in", "play"])
-    assert "|--- outlook = overcast\n|   |--- weights: [0, 4] class: play\n" in text
-    assert "|   |--- truncated branch of depth 1\n" in text
+    # scikit-learn's truncation: below max_depth + 1 levels a leaf is still a
+    # leaf, an internal node a branch counted in levels (windy and its leaves: 2)
+    assert text == ("|--- outlook = overcast\n|   |--- weights: [0.00, 4.00] class: play\n"
+                    "|--- outlook = rainy\n|   |--- truncated branch of depth 2\n"
+                    "|--- outlook = sunny\n|   |--- truncated branch of depth 2\n")
+    assert export_text(weather_tree, spacing=1, decimals=1, show_weights=True).splitlines()[:2] \
+        == ["|- outlook = overcast", "| |- weights: [0.0, 4.0] class: yes"]
     with pytest.raises(ValueError, match="class_names must have 2 entries"):
         export_text(weather_tree, class_names=["a"])
     with pytest.raises(ValueError, match="feature_names must have 4 entries"):
@@ -61,12 +66,14 @@ def test_not_fitted():
 
 
 def test_graphviz_structure(weather_tree):
-    dot = export_graphviz(weather_tree, filled=False)
-    assert dot.startswith("digraph Tree {\n")
-    assert dot.rstrip().endswith("}")
+    dot = export_graphviz(weather_tree, class_names=weather_tree.classes_)
+    assert dot.startswith('digraph Tree {\nnode [shape=box, fontname="helvetica"] ;\n')
+    assert dot.endswith("\n}")
     assert dot.count("->") == 7
-    assert '0 [label="outlook?\\nentropy = 0.940\\nsamples = 14\\nvalue = [5, 9]\\nclass = yes"] ;' in dot
-    assert '0 -> 1 [label="overcast"] ;' in dot
+    assert '0 [label="outlook?\\nentropy = 0.94\\nsamples = 14\\nvalue = [5, 9]\\nclass = yes"] ;' in dot
+    assert ('1 [label="entropy = 0.0\\nsamples = 4\\nvalue = [0, 4]\\nclass = yes"] ;\n'
+            '0 -> 1 [label="overcast"] ;') in dot
+    assert "class = " not in export_graphviz(weather_tree)   # no class_names: no class line
 
 
 NASTY = 'say "hi" <b> & \\ back'
@@ -78,14 +85,17 @@ def nasty_tree():
 
 
 def test_graphviz_labels_are_escaped():
-    dot = export_graphviz(nasty_tree())
+    tree = nasty_tree()
+    dot = export_graphviz(tree, class_names=tree.classes_)
     assert 'say \\"hi\\" <b> & \\\\ back?' in dot
     assert 'class = class \\"A\\" <&>' in dot
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
 def test_dot_renders_escaped_labels():
-    result = subprocess.run(["dot", "-Tsvg"], input=export_graphviz(nasty_tree()),
+    tree = nasty_tree()
+    dot = export_graphviz(tree, class_names=tree.classes_)
+    result = subprocess.run(["dot", "-Tsvg"], input=dot,
                             capture_output=True, text=True, check=True)
     assert result.stderr == ""
     svg = result.stdout
@@ -120,8 +130,9 @@ def test_cart_graphviz_and_regression_text():
         "|--- feature_0 <= 3.50\n|   |--- value: [1.00]\n"
         "|--- feature_0 >  3.50\n|   |--- value: [6.00]\n")
     dot = export_graphviz(tree)
-    assert '0 [label="feature_0 <= 3.500\\nsquared_error = 7.750\\nsamples = 8\\nvalue = [3.500]"] ;' in dot
-    assert '0 -> 1 [label="True"] ;' in dot and '0 -> 2 [label="False"] ;' in dot
+    assert '0 [label="x[0] <= 3.5\\nsquared_error = 7.75\\nsamples = 8\\nvalue = 3.5"] ;' in dot
+    assert '0 -> 1 [labeldistance=2.5, labelangle=45, headlabel="True"] ;' in dot
+    assert '0 -> 2 [labeldistance=2.5, labelangle=-45, headlabel="False"] ;' in dot
     assert tree.root_.children[1].value.tolist() == [6.0]
 
 
@@ -156,14 +167,20 @@ def test_export_trace_for_every_estimator():
     assert cart_trace.startswith("root: 14 samples, counts [5, 9], impurity 0.46\n  chosen: ")
 
 
-def test_counts_rebuilt_from_fractions_print_as_integers():
+def test_counts_rebuilt_from_fractions_as_scikit_learn_prints_them():
+    # CART stores class fractions: 0.37 * 400 can come back as 147.99999999999997,
+    # which scikit-learn prints rounded, with decimals, as dtree does.
     from sklearn.datasets import load_breast_cancer
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+    from sklearn.tree import export_graphviz as sk_export_graphviz
+    from sklearn.tree import export_text as sk_export_text
 
     from dtree import DecisionTreeClassifier
 
     X, y = load_breast_cancer(return_X_y=True)
     tree = DecisionTreeClassifier(max_depth=1).fit(X[:398], y[:398])
-    dot = export_graphviz(tree)
-    assert ".000" not in dot and "value = [" in dot
-    assert "weights: [" in export_text(tree, show_weights=True)
-    assert ".00" not in export_text(tree, show_weights=True)
+    theirs = SkTree(max_depth=1, random_state=0).fit(X[:398], y[:398])
+    values = tree.tree_.value[:, 0] * tree.tree_.weighted_n_node_samples[:, None]
+    assert not np.all(np.mod(values, 1) == 0)   # the case at stake
+    assert export_graphviz(tree) == sk_export_graphviz(theirs)
+    assert export_text(tree, show_weights=True) == sk_export_text(theirs, show_weights=True)
