@@ -1,8 +1,10 @@
 """Text and Graphviz renderings of a fitted tree.
 
-``export_text`` prints the tree as indented rules in scikit-learn's layout;
-``export_graphviz`` returns DOT source for Graphviz's ``dot`` (render it with
-the ``graphviz`` package or the ``dot`` command).  Neither needs Graphviz
+``export_text`` prints the tree as indented rules and ``export_graphviz``
+returns DOT source for Graphviz's ``dot`` (render it with the ``graphviz``
+package or the ``dot`` command), both with scikit-learn's signatures and, for
+a CART tree, scikit-learn's text byte for byte (the rules of its module
+``sklearn/tree/_export.py``, including how boxes are coloured).  Neither needs Graphviz
 installed to produce its text.  ``tree_rules`` lists the tree as one rule per
 leaf (the conjunction of the tests on the path to it) and ``export_rules``
 prints those rules.  (``plot_tree``, which draws the tree with matplotlib, is
@@ -63,56 +65,6 @@ def _edge_texts(node: Node, feature_names, decimals=2) -> list[str]:
 
 def _majority(node: Node, class_names) -> str:
     return class_names[int(np.argmax(node.value))]
-
-
-def _node_lines(node: Node, feature_names, *, number, value: str, criterion=None, samples=None,
-                class_name=None, show_labels: bool = True) -> list[str]:
-    """The lines of a node's box, shared by :func:`export_graphviz` and ``plot_tree``.
-
-    In this order: the test of an internal node (``name <= threshold`` for a
-    binary node, ``name?`` for a multiway one), the impurity (if ``criterion``
-    names it), the samples, the value and the class (if ``class_name`` is
-    given).  With ``show_labels`` each line but the test reads
-    ``field = text`` (``samples = 14``), else only ``text``.
-
-    Parameters
-    ----------
-    node : Node
-        The node.
-    feature_names : list of str
-        Names of the features.
-    number : callable
-        Formats a threshold or an impurity (a float) as text.
-    value : str
-        The value as text (class counts or fractions, or a regression value).
-    criterion : str or None, default=None
-        Name of the impurity; ``None`` leaves the impurity out.
-    samples : str or None, default=None
-        The samples as text; ``None`` writes ``node.n_samples``.
-    class_name : str or None, default=None
-        The predicted class; ``None`` (a regressor) leaves the line out.
-    show_labels : bool, default=True
-        Write the field names.
-
-    Returns
-    -------
-    list of str
-    """
-    def line(field, text):
-        return f"{field} = {text}" if show_labels else text
-
-    lines = []
-    if not node.is_leaf:
-        name = feature_names[node.feature]
-        lines.append(f"{name} <= {number(node.threshold)}" if node.threshold is not None
-                     else f"{name}?")
-    if criterion is not None:
-        lines.append(line(criterion, number(node.impurity)))
-    lines.append(line("samples", str(node.n_samples) if samples is None else samples))
-    lines.append(line("value", value))
-    if class_name is not None:
-        lines.append(line("class", class_name))
-    return lines
 
 
 def _edge_labels(node: Node, is_root: bool) -> list[str]:
@@ -251,7 +203,7 @@ def _hex_to_rgb(colour: str) -> tuple[int, int, int]:
     return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
 
 
-def fill_colours(view: _View, palette=None) -> list[str]:
+def _fill_colours(view: _View, palette=None) -> list[str]:
     """The fill colour of every node of a tree, by scikit-learn's rule.
 
     The one colour builder of :func:`export_graphviz` and
@@ -292,7 +244,7 @@ def fill_colours(view: _View, palette=None) -> list[str]:
     --------
     >>> from dtree import DecisionTreeClassifier
     >>> tree = DecisionTreeClassifier().fit([[0], [1], [2]], [0, 0, 1])
-    >>> fill_colours(_view(tree))   # root [2, 1]: alpha 0.5; two pure leaves
+    >>> _fill_colours(_view(tree))   # root [2, 1]: alpha 0.5; two pure leaves
     ['#f2c09c', '#e58139', '#399de5']
     """
     if palette is None:
@@ -652,9 +604,13 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
     label : {"all", "root", "none"}, default="all"
         Where to write the field names (``samples = ``, ...).
     filled : bool, default=False
-        Fill the boxes by :func:`fill_colours` in scikit-learn's palette:
-        the majority class's colour, stronger the purer the node (a
-        regressor's, stronger the larger its value).
+        Fill the boxes as scikit-learn does, in its palette: a classifier's
+        node in the colour of its majority class over white at opacity
+        :math:`(p_1 - p_2)/(1 - p_2)` for its two largest class fractions
+        (white when they tie, the full colour when the node is pure); a
+        regressor's node at opacity :math:`(v - v_{min})/(v_{max} - v_{min})`
+        over the values of the tree's nodes (``_fill_colours``, the builder
+        that :func:`dtree.plot_tree` shares).
     leaves_parallel : bool, default=False
         Draw all leaves at the bottom.
     impurity : bool, default=True
@@ -727,7 +683,7 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
                             label=label, impurity=impurity, node_ids=node_ids,
                             proportion=proportion, precision=precision, characters=characters,
                             escape=escape)
-    fills = fill_colours(view) if filled else None
+    fills = _fill_colours(view) if filled else None
     style = ["filled"] * filled + ["rounded"] * rounded
     out = ["digraph Tree {\n", "node [shape=box"]
     if style:

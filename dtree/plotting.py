@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtree.exceptions import InvalidParameterError
-from dtree.export import _MPL_CHARACTERS, _box_labels, _edge_labels, fill_colours
+from dtree.export import _MPL_CHARACTERS, _box_labels, _edge_labels, _fill_colours
 from dtree.tree import Node
 
 __all__ = ["BOOK_COLORS", "use_book_style", "plot_tree"]
@@ -260,7 +260,7 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
         Where to write the field names (``samples =``, ...): at every node,
         at the root only, or nowhere.
     filled : bool, default=False
-        Fill the boxes with the colours of :func:`dtree.export.fill_colours`
+        Fill the boxes with the colours of ``dtree.export._fill_colours``
         (scikit-learn's rule and palette, as :func:`dtree.export_graphviz`):
         a classifier's node in the colour of its majority class, stronger
         the purer the node (opacity :math:`(p_1 - p_2)/(1 - p_2)` over white
@@ -352,7 +352,7 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
     ax = _cleared_axes(ax)
 
     position = {node_id: i for i, node_id in enumerate(view.node_id)}
-    fills = fill_colours(view) if filled else None
+    fills = _fill_colours(view) if filled else None
     boxes = _tidy_layout(estimator.root_, max_depth)
     canvas = _Canvas(ax, n_slots=1 + max(box.x for box in boxes),
                      n_rows=1 + max(box.depth for box in boxes), ink=mpl.rcParams["text.color"],
