@@ -298,3 +298,33 @@ def test_bad_input(weather_tree):
     for kwargs, message in bad:
         with pytest.raises(InvalidParameterError, match=message):
             plot_tree(weather_tree, **{"ax": ax, **kwargs})
+
+
+PLOT_OPTIONS = [
+    {"filled": True},
+    {"filled": True, "max_depth": 1, "class_names": True, "rounded": True},
+    {"filled": True, "proportion": True, "node_ids": True, "label": "root", "precision": 1},
+    {"impurity": False, "label": "none", "names": True},
+]
+
+
+@pytest.mark.parametrize("options", PLOT_OPTIONS, ids=str)
+@pytest.mark.parametrize("case", [0, 1, 2, 3, -4, -1])
+def test_texts_and_fills_equal_scikit_learns(case, options):
+    """Oracle: the annotations of the same tree carry scikit-learn's texts and box colours."""
+    from sklearn import tree as sk
+    from test_export import CLASSIFIERS, REGRESSORS, _fitted_pair, _names_for
+
+    ours, theirs = _fitted_pair(*(CLASSIFIERS + REGRESSORS)[case])
+    options = _names_for(ours, options)
+    fig, ax = plt.subplots()  # scikit-learn needs a canvas with a renderer
+    try:
+        expected = sk.plot_tree(theirs, ax=ax, **options)
+        expected_texts = [a.get_text() for a in expected]
+        expected_fills = [to_rgba(a.get_bbox_patch().get_facecolor()) for a in expected
+                          if a.get_bbox_patch() is not None]
+    finally:
+        plt.close(fig)
+    got = plot_tree(ours, ax=new_axes(), **options)
+    assert [a.get_text() for a in got] == expected_texts
+    assert [to_rgba(a.get_bbox_patch().get_facecolor()) for a in boxes(got)] == expected_fills
