@@ -20,7 +20,7 @@ import numpy as np
 
 from dtree._validation import check_is_fitted
 from dtree.exceptions import InvalidParameterError
-from dtree.tree import Node, iter_nodes
+from dtree.tree import Node, TreeArrays, iter_nodes
 
 __all__ = ["export_text", "export_graphviz", "export_rules", "export_trace", "tree_rules", "Condition",
            "Rule"]
@@ -127,8 +127,16 @@ class _View:
     n_classes: int
 
 
-def _view(estimator) -> _View:
+def _check_estimator(estimator):
+    """A fitted estimator, not its tree: scikit-learn's TypeError for a ``tree_``."""
+    if isinstance(estimator, (TreeArrays, Node, type)):
+        raise TypeError(f"decision_tree must be a fitted estimator, got {estimator!r}, which "
+                        "is not an estimator instance")
     check_is_fitted(estimator, "root_")
+
+
+def _view(estimator) -> _View:
+    _check_estimator(estimator)
     classifier = _is_classifier(estimator)
     n_classes = len(estimator.classes_) if classifier else 1
     arrays = getattr(estimator, "tree_", None)
@@ -368,8 +376,12 @@ def _check_label(label):
         raise InvalidParameterError(f"label must be 'all', 'root' or 'none', got {label!r}")
 
 
-def _feature_names(estimator, feature_names):
-    """The names given, else ``feature_names_in_``, else None (``x[j]``), as str."""
+def _feature_names(estimator, feature_names, length_message=None):
+    """The names given, else ``feature_names_in_``, else None (``x[j]``), as str.
+
+    ``length_message(expected, got)`` words the error of a wrong length (the
+    exporters use scikit-learn's words).
+    """
     n_features = estimator.n_features_in_
     if feature_names is None:
         feature_names = getattr(estimator, "feature_names_in_", None)
@@ -380,8 +392,10 @@ def _feature_names(estimator, feature_names):
             f"feature_names must be None or a sequence of str, got {feature_names!r}")
     feature_names = [str(name) for name in feature_names]
     if len(feature_names) != n_features:
-        raise ValueError(f"feature_names must have {n_features} entries (one per feature), "
-                         f"got {len(feature_names)}")
+        if length_message is None:
+            raise ValueError(f"feature_names must have {n_features} entries (one per feature), "
+                             f"got {len(feature_names)}")
+        raise ValueError(length_message(n_features, len(feature_names)))
     return feature_names
 
 
@@ -400,12 +414,12 @@ def _box_class_names(estimator, class_names):
 
 
 def _box_labels(estimator, *, feature_names, class_names, label, impurity, node_ids,
-                proportion, precision, characters, escape):
+                proportion, precision, characters, escape, length_message=None):
     """The tree's view and a function giving node ``i``'s box text (after checking arguments)."""
-    check_is_fitted(estimator, "root_")
+    _check_estimator(estimator)
     _check_label(label)
     _check_int("precision", precision, 0)
-    feature_names = _feature_names(estimator, feature_names)
+    feature_names = _feature_names(estimator, feature_names, length_message)
     class_names = _box_class_names(estimator, class_names)
     view = _view(estimator)
     criterion = _criterion_label(estimator)
@@ -495,21 +509,23 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
     |--- has_feathers = yes
     |   |--- truncated branch of depth 2
     """
-    check_is_fitted(decision_tree, "root_")
+    _check_estimator(decision_tree)
     _check_int("max_depth", max_depth, 0)
     _check_int("spacing", spacing, 1)
     _check_int("decimals", decimals, 0)
     _check_flags(show_weights=show_weights)
-    names = _feature_names(decision_tree, feature_names)
+    names = _feature_names(decision_tree, feature_names,
+                           lambda n, got: f"feature_names must contain {n} elements, got {got}")
     if names is None:
         names = [f"feature_{j}" for j in range(decision_tree.n_features_in_)]
     view = _view(decision_tree)
     if view.classifier:
         classes = decision_tree.classes_ if class_names is None else class_names
         classes = [str(name) for name in classes]
-        if len(classes) != view.n_classes:
-            raise ValueError(f"class_names must have {view.n_classes} entries (one per class), "
-                             f"got {len(classes)}")
+        if len(classes) != view.n_classes:   # scikit-learn's words
+            raise ValueError("When `class_names` is an array, it should contain as many items "
+                             f"as `decision_tree.classes_`. Got {len(classes)} while the tree "
+                             f"was fitted with {view.n_classes} classes.")
 
     def number(x):
         return f"{x:.{decimals}f}"
@@ -682,7 +698,9 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
     view, box = _box_labels(decision_tree, feature_names=feature_names, class_names=class_names,
                             label=label, impurity=impurity, node_ids=node_ids,
                             proportion=proportion, precision=precision, characters=characters,
-                            escape=escape)
+                            escape=escape, length_message=lambda n, got: (
+                                f"Length of feature_names, {got} does not match number of "
+                                f"features, {n}"))
     fills = _fill_colours(view) if filled else None
     style = ["filled"] * filled + ["rounded"] * rounded
     out = ["digraph Tree {\n", "node [shape=box"]

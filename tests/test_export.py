@@ -46,10 +46,16 @@ def test_export_text_options(weather_tree):
                     "|--- outlook = sunny\n|   |--- truncated branch of depth 2\n")
     assert export_text(weather_tree, spacing=1, decimals=1, show_weights=True).splitlines()[:2] \
         == ["|- outlook = overcast", "| |- weights: [0.0, 4.0] class: yes"]
-    with pytest.raises(ValueError, match="class_names must have 2 entries"):
+    # scikit-learn's messages
+    with pytest.raises(ValueError, match="class_names` is an array, it should contain as many "
+                       "items as `decision_tree.classes_`. Got 1 while the tree was fitted "
+                       "with 2 classes"):
         export_text(weather_tree, class_names=["a"])
-    with pytest.raises(ValueError, match="feature_names must have 4 entries"):
+    with pytest.raises(ValueError, match="feature_names must contain 4 elements, got 2"):
         export_text(weather_tree, feature_names=["a", "b"])
+    with pytest.raises(ValueError, match="Length of feature_names, 2 does not match number of "
+                       "features, 4"):
+        export_graphviz(weather_tree, feature_names=["a", "b"])
 
 
 def test_single_leaf():
@@ -388,3 +394,6 @@ def test_bad_arguments_name_the_parameter(weather_tree):
             function(weather_tree, **kwargs)
     with pytest.raises(ValueError, match="class_names must have 2 entries .* got 3"):
         export_graphviz(weather_tree, class_names=["a", "b", "c"])
+    for function in (export_text, export_graphviz):   # the tree, not the estimator
+        with pytest.raises(TypeError, match="is not an estimator instance"):
+            function(weather_tree.root_)
