@@ -337,9 +337,12 @@ def _node_label(view: _View, i: int, *, characters, feature_names, class_names, 
         text += str(round(percent, 1)) + "%" + characters[4]
     else:
         text += str(view.n_samples[i]) + characters[4]
-    value = view.fractions[i] if proportion or not view.classifier else view.counts[i]
+    # A classifier of a single class is written as scikit-learn writes it: as
+    # a regressor, its value the class fraction 1.0.
+    one_value = not view.classifier or view.n_classes == 1
+    value = view.fractions[i] if proportion or one_value else view.counts[i]
     text += "value = " if labels else ""
-    text += _value_text(value, precision, regression=not view.classifier,
+    text += _value_text(value, precision, regression=one_value,
                         proportion=proportion, newline=characters[4]) + characters[4]
     if class_names is not None and view.classifier and view.n_classes != 1:
         text += "class = " if labels else ""

@@ -6,6 +6,8 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from dtree import ID3Classifier, NotFittedError, export_graphviz, export_text
 from dtree.c45 import TEXTBOOK
@@ -397,3 +399,39 @@ def test_bad_arguments_name_the_parameter(weather_tree):
     for function in (export_text, export_graphviz):   # the tree, not the estimator
         with pytest.raises(TypeError, match="is not an estimator instance"):
             function(weather_tree.root_)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), n_samples=st.integers(1, 30), regression=st.booleans(),
+       weighted=st.booleans(), max_depth=st.one_of(st.none(), st.integers(1, 4)))
+def test_random_trees_export_as_scikit_learns(data, n_samples, regression, weighted, max_depth):
+    import sklearn.tree as sk
+
+    from dtree import DecisionTreeClassifier, DecisionTreeRegressor
+    from dtree.inspection import same_tree
+
+    n_features = data.draw(st.integers(1, 2))
+    X = np.array(data.draw(st.lists(st.lists(st.integers(-5, 5), min_size=n_features,
+                                             max_size=n_features),
+                                    min_size=n_samples, max_size=n_samples)), dtype=float)
+    y = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n_samples,
+                                    max_size=n_samples)), dtype=float)
+    w = (np.array(data.draw(st.lists(st.integers(1, 3), min_size=n_samples,
+                                     max_size=n_samples)), dtype=float) if weighted else None)
+    ours = (DecisionTreeRegressor if regression else DecisionTreeClassifier)(
+        max_depth=max_depth).fit(X, y, sample_weight=w)
+    theirs = (sk.DecisionTreeRegressor if regression else sk.DecisionTreeClassifier)(
+        max_depth=max_depth, random_state=0).fit(X, y, sample_weight=w)
+    assume(same_tree(ours, theirs, rtol=1e-7, atol=1e-6)
+           and np.array_equal(ours.tree_.impurity, theirs.tree_.impurity))
+    options = data.draw(st.fixed_dictionaries({
+        "filled": st.booleans(), "proportion": st.booleans(), "node_ids": st.booleans(),
+        "label": st.sampled_from(["all", "root", "none"]), "precision": st.integers(0, 4),
+        "max_depth": st.one_of(st.none(), st.integers(0, 2))}))
+    assert export_graphviz(ours, **options) == sk.export_graphviz(theirs, **options)
+    shown = data.draw(st.fixed_dictionaries({
+        "show_weights": st.booleans(), "decimals": st.integers(0, 3),
+        "max_depth": st.integers(0, 3), "spacing": st.integers(1, 4)}))
+    if not regression and ours.n_classes_ == 1:   # scikit-learn writes class index 0
+        return
+    assert export_text(ours, **shown) == sk.export_text(theirs, **shown)
