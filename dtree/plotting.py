@@ -217,7 +217,7 @@ def _check_plot_params(max_depth, label, precision, fontsize, flags):
             raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
 
 
-def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None, label="all",
+def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=None, label="all",
               filled=False, impurity=True, node_ids=False, proportion=False, rounded=False,
               precision=3, ax=None, fontsize=None):
     """Draw a fitted tree with matplotlib: one box per node, an arrow per edge.
@@ -240,7 +240,7 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
 
     Parameters
     ----------
-    estimator : fitted estimator with a ``root_`` tree of :class:`~dtree.tree.Node`
+    decision_tree : fitted estimator with a ``root_`` tree of :class:`~dtree.tree.Node`
         ID3Classifier, DecisionTreeClassifier, DecisionTreeRegressor,
         C45Classifier, ...
     max_depth : int or None, default=None
@@ -344,7 +344,7 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
     flags = dict(filled=filled, impurity=impurity, node_ids=node_ids, proportion=proportion,
                  rounded=rounded)
     _check_plot_params(max_depth, label, precision, fontsize, flags)
-    view, box_text = _box_labels(estimator, feature_names=feature_names,
+    view, box_text = _box_labels(decision_tree, feature_names=feature_names,
                                  class_names=class_names, label=label, impurity=impurity,
                                  node_ids=node_ids, proportion=proportion, precision=precision,
                                  characters=_MPL_CHARACTERS, escape=str)
@@ -353,7 +353,7 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
 
     position = {node_id: i for i, node_id in enumerate(view.node_id)}
     fills = _fill_colours(view) if filled else None
-    boxes = _tidy_layout(estimator.root_, max_depth)
+    boxes = _tidy_layout(decision_tree.root_, max_depth)
     canvas = _Canvas(ax, n_slots=1 + max(box.x for box in boxes),
                      n_rows=1 + max(box.depth for box in boxes), ink=mpl.rcParams["text.color"],
                      size=mpl.rcParams["font.size"] if fontsize is None else fontsize,

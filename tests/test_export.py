@@ -435,3 +435,16 @@ def test_random_trees_export_as_scikit_learns(data, n_samples, regression, weigh
     if not regression and ours.n_classes_ == 1:   # scikit-learn writes class index 0
         return
     assert export_text(ours, **shown) == sk.export_text(theirs, **shown)
+
+
+def test_signatures_are_scikit_learns():
+    import inspect
+
+    import sklearn.tree as sk
+
+    from dtree import plot_tree
+
+    for ours, theirs in [(export_graphviz, sk.export_graphviz), (export_text, sk.export_text),
+                         (plot_tree, sk.plot_tree)]:
+        parameters = [inspect.signature(f).parameters.values() for f in (ours, theirs)]
+        assert list(parameters[0]) == list(parameters[1]), ours.__name__
