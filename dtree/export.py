@@ -1,8 +1,10 @@
 """Text and Graphviz renderings of a fitted tree.
 
-``export_text`` prints the tree as indented rules in scikit-learn's layout;
-``export_graphviz`` returns DOT source for Graphviz's ``dot`` (render it with
-the ``graphviz`` package or the ``dot`` command).  Neither needs Graphviz
+``export_text`` prints the tree as indented rules and ``export_graphviz``
+returns DOT source for Graphviz's ``dot`` (render it with the ``graphviz``
+package or the ``dot`` command), both with scikit-learn's signatures and, for
+a CART tree, scikit-learn's text byte for byte (the rules of its module
+``sklearn/tree/_export.py``, including how boxes are coloured).  Neither needs Graphviz
 installed to produce its text.  ``tree_rules`` lists the tree as one rule per
 leaf (the conjunction of the tests on the path to it) and ``export_rules``
 prints those rules.  (``plot_tree``, which draws the tree with matplotlib, is
@@ -11,19 +13,17 @@ in :mod:`dtree.plotting`.)
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from dtree._validation import check_is_fitted
-from dtree.tree import Node, iter_nodes
+from dtree.exceptions import InvalidParameterError
+from dtree.tree import Node, TreeArrays, iter_nodes
 
 __all__ = ["export_text", "export_graphviz", "export_rules", "export_trace", "tree_rules", "Condition",
            "Rule"]
-
-# Colour-blind-safe palette (Okabe & Ito, 2008), one colour per class.
-_PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
-            "#999999"]
 
 
 def _names(estimator, feature_names, class_names):
@@ -67,56 +67,6 @@ def _majority(node: Node, class_names) -> str:
     return class_names[int(np.argmax(node.value))]
 
 
-def _node_lines(node: Node, feature_names, *, number, value: str, criterion=None, samples=None,
-                class_name=None, show_labels: bool = True) -> list[str]:
-    """The lines of a node's box, shared by :func:`export_graphviz` and ``plot_tree``.
-
-    In this order: the test of an internal node (``name <= threshold`` for a
-    binary node, ``name?`` for a multiway one), the impurity (if ``criterion``
-    names it), the samples, the value and the class (if ``class_name`` is
-    given).  With ``show_labels`` each line but the test reads
-    ``field = text`` (``samples = 14``), else only ``text``.
-
-    Parameters
-    ----------
-    node : Node
-        The node.
-    feature_names : list of str
-        Names of the features.
-    number : callable
-        Formats a threshold or an impurity (a float) as text.
-    value : str
-        The value as text (class counts or fractions, or a regression value).
-    criterion : str or None, default=None
-        Name of the impurity; ``None`` leaves the impurity out.
-    samples : str or None, default=None
-        The samples as text; ``None`` writes ``node.n_samples``.
-    class_name : str or None, default=None
-        The predicted class; ``None`` (a regressor) leaves the line out.
-    show_labels : bool, default=True
-        Write the field names.
-
-    Returns
-    -------
-    list of str
-    """
-    def line(field, text):
-        return f"{field} = {text}" if show_labels else text
-
-    lines = []
-    if not node.is_leaf:
-        name = feature_names[node.feature]
-        lines.append(f"{name} <= {number(node.threshold)}" if node.threshold is not None
-                     else f"{name}?")
-    if criterion is not None:
-        lines.append(line(criterion, number(node.impurity)))
-    lines.append(line("samples", str(node.n_samples) if samples is None else samples))
-    lines.append(line("value", value))
-    if class_name is not None:
-        lines.append(line("class", class_name))
-    return lines
-
-
 def _edge_labels(node: Node, is_root: bool) -> list[str]:
     """Labels of the edges out of an internal node, in the order of its children.
 
@@ -149,38 +99,395 @@ def _format_value(value: np.ndarray, decimals: int) -> str:
     return "[" + ", ".join(f"{v:.{decimals}f}" for v in value) + "]"
 
 
-def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10,
-                decimals=2, show_weights=False) -> str:
-    """The fitted tree as indented if/else text, one line per edge and leaf.
+# --- one view of a fitted tree, for the exporters ------------------------------
+
+@dataclass
+class _View:
+    """A fitted tree as the exporters read it, node by node in pre-order.
+
+    A CART tree is read from its arrays ``tree_`` exactly as scikit-learn's
+    exporters read theirs (class counts are the stored fractions times
+    ``weighted_n_node_samples``), so that the same tree gives the same text;
+    an ID3 or C4.5 tree (multiway :class:`~dtree.tree.Node` objects) from
+    ``root_``.  ``children[i]`` lists the positions of node ``i``'s children;
+    ``threshold[i]`` is None for a multiway test, whose branches are
+    ``categories[i]``.
+    """
+
+    node_id: list
+    children: list
+    feature: list
+    threshold: list
+    categories: list
+    impurity: list
+    n_samples: list
+    fractions: list     # class fractions (classifier) or the prediction (regressor)
+    counts: list        # weighted class counts (classifier) or the prediction (regressor)
+    classifier: bool
+    n_classes: int
+
+
+def _check_estimator(estimator):
+    """A fitted estimator, not its tree: scikit-learn's TypeError for a ``tree_``."""
+    if isinstance(estimator, (TreeArrays, Node, type)):
+        raise TypeError(f"decision_tree must be a fitted estimator, got {estimator!r}, which "
+                        "is not an estimator instance")
+    check_is_fitted(estimator, "root_")
+
+
+def _view(estimator) -> _View:
+    _check_estimator(estimator)
+    classifier = _is_classifier(estimator)
+    n_classes = len(estimator.classes_) if classifier else 1
+    arrays = getattr(estimator, "tree_", None)
+    if arrays is not None and hasattr(arrays, "children_left") and arrays.n_outputs == 1:
+        left, right = arrays.children_left, arrays.children_right
+        n = arrays.node_count
+        fractions = [arrays.value[i][0, :] for i in range(n)]
+        counts = ([f * arrays.weighted_n_node_samples[i] for i, f in enumerate(fractions)]
+                  if classifier else fractions)
+        inner = [bool(left[i] != -1) for i in range(n)]
+        return _View(node_id=list(range(n)),
+                     children=[[int(left[i]), int(right[i])] if inner[i] else [] for i in range(n)],
+                     feature=[int(arrays.feature[i]) if inner[i] else None for i in range(n)],
+                     threshold=[arrays.threshold[i] if inner[i] else None for i in range(n)],
+                     categories=[()] * n, impurity=list(arrays.impurity),
+                     n_samples=[int(s) for s in arrays.n_node_samples], fractions=fractions,
+                     counts=counts, classifier=classifier, n_classes=n_classes)
+    nodes = list(iter_nodes(estimator.root_))
+    position = {id(node): i for i, node in enumerate(nodes)}
+    return _View(node_id=[node.node_id for node in nodes],
+                 children=[[position[id(c)] for c in node.children] for node in nodes],
+                 feature=[node.feature for node in nodes],
+                 threshold=[None if node.is_leaf or node.threshold is None
+                            else np.float64(node.threshold) for node in nodes],
+                 categories=[tuple(node.categories) for node in nodes],
+                 impurity=[np.float64(node.impurity) for node in nodes],
+                 n_samples=[int(node.n_samples) for node in nodes],
+                 fractions=[node.proba if classifier else np.asarray(node.value, dtype=np.float64)
+                            for node in nodes],
+                 counts=[np.asarray(node.value, dtype=np.float64) for node in nodes],
+                 classifier=classifier, n_classes=n_classes)
+
+
+# --- the colours of filled boxes -----------------------------------------------
+
+def _color_brew(n: int) -> list[tuple[int, int, int]]:
+    """``n`` colours of equally spaced hues, scikit-learn's class palette.
+
+    Hues 25, 25 + 360/n, ... degrees at saturation 0.75 and value 0.9,
+    converted from HSV to RGB and truncated to integers (the palette of
+    ``sklearn.tree.export_graphviz``).
 
     Parameters
     ----------
-    estimator : fitted ID3Classifier, DecisionTreeClassifier or DecisionTreeRegressor
+    n : int
+        Number of colours (classes), >= 1.
+
+    Returns
+    -------
+    list of (int, int, int)
+        The colours as (red, green, blue) in 0..255.
+
+    Examples
+    --------
+    >>> _color_brew(3)
+    [(229, 129, 57), (57, 229, 129), (129, 57, 229)]
+    """
+    saturation, brightness = 0.75, 0.9
+    chroma = saturation * brightness
+    lift = brightness - chroma
+    colours = []
+    for hue in np.arange(25, 385, 360.0 / n).astype(int)[:n]:
+        sector = hue / 60.0
+        x = chroma * (1 - abs(sector % 2 - 1))
+        r, g, b = [(chroma, x, 0), (x, chroma, 0), (0, chroma, x), (0, x, chroma),
+                   (x, 0, chroma), (chroma, 0, x), (chroma, x, 0)][int(sector)]
+        colours.append(tuple(int(255 * (c + lift)) for c in (r, g, b)))
+    return colours
+
+
+def _hex_to_rgb(colour: str) -> tuple[int, int, int]:
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def _fill_colours(view: _View, palette=None) -> list[str]:
+    """The fill colour of every node of a tree, by scikit-learn's rule.
+
+    The one colour builder of :func:`export_graphviz` and
+    :func:`dtree.plot_tree`.  A node's colour is a palette colour laid over
+    white with opacity ``alpha`` and rounded to integers:
+    ``round(alpha * c + (1 - alpha) * 255)`` for each channel ``c``.
+
+    * Classifier: the colour of the majority class (the first of tied
+      classes) and ``alpha = (p1 - p2) / (1 - p2)`` for the node's two
+      largest class fractions ``p1 >= p2``: 1 for a pure node, 0 (white)
+      when the two largest tie; 0 when there is a single class.
+    * Regressor: the first palette colour and ``alpha = (v - min) / (max -
+      min)``, with ``v`` the node's value and ``min`` and ``max`` taken over
+      all nodes of the tree; white everywhere when all values are equal.
+
+    Parameters
+    ----------
+    view : _View
+        The tree (from ``_view(estimator)``).
+    palette : sequence of str ``"#rrggbb"``, default=None
+        Colour of class ``k`` is ``palette[k % len(palette)]``; ``None`` is
+        scikit-learn's palette of ``n_classes`` equally spaced hues
+        (:func:`_color_brew`).
+
+    Returns
+    -------
+    list of str
+        ``"#rrggbb"`` for each node of ``view``, in its order.
+
+    References
+    ----------
+    The rule is that of scikit-learn's ``sklearn/tree/_export.py``
+    (``_BaseTreeExporter.get_color`` and ``get_fill_color``, scikit-learn
+    1.7), so that ``export_graphviz`` gives scikit-learn's DOT text byte
+    for byte.
+
+    Examples
+    --------
+    >>> from dtree import DecisionTreeClassifier
+    >>> tree = DecisionTreeClassifier().fit([[0], [1], [2]], [0, 0, 1])
+    >>> _fill_colours(_view(tree))   # root [2, 1]: alpha 0.5; two pure leaves
+    ['#f2c09c', '#e58139', '#399de5']
+    """
+    if palette is None:
+        rgbs = _color_brew(view.n_classes)
+    else:
+        rgbs = [_hex_to_rgb(colour) for colour in palette]
+    if view.classifier:
+        colours = []
+        for fractions in view.fractions:
+            p = sorted(fractions, reverse=True)
+            alpha = 0.0 if len(p) == 1 else (p[0] - p[1]) / (1 - p[1])
+            colours.append(_over_white(rgbs[int(np.argmax(fractions)) % len(rgbs)], alpha))
+        return colours
+    values = np.array([np.asarray(v, dtype=np.float64).reshape(-1)[0] for v in view.fractions])
+    low, high = values.min(), values.max()
+    if low == high:
+        return [_over_white(rgbs[0], 0.0) for _ in values]
+    return [_over_white(rgbs[0], (v - low) / (high - low)) for v in values]
+
+
+def _over_white(rgb, alpha) -> str:
+    """``rgb`` laid over white with opacity ``alpha``, as ``#rrggbb``."""
+    return "#" + "".join(f"{int(round(alpha * c + (1 - alpha) * 255, 0)):02x}" for c in rgb)
+
+
+# --- the text of a node's box ----------------------------------------------------
+
+# scikit-learn's characters: node id mark, subscript open/close, <=, line
+# break, end and start of a label.
+_DOT_CHARACTERS = ("#", "[", "]", "<=", "\\n", '"', '"')
+_HTML_CHARACTERS = ("&#35;", "<SUB>", "</SUB>", "&le;", "<br/>", ">", "<")
+_MPL_CHARACTERS = ("#", "[", "]", "<=", "\n", "", "")
+
+
+def _value_text(value, precision, *, regression, proportion, newline) -> str:
+    """A node's value as scikit-learn writes it (numpy's array text, bytes quotes removed)."""
+    value = np.asarray(value, dtype=np.float64)
+    if regression or proportion or not np.all(np.equal(np.mod(value, 1), 0)):
+        shown = np.around(value, precision)
+    else:
+        shown = value.astype(int)
+    text = str(shown.astype("S32")).replace("b'", "'")
+    text = text.replace("' '", ", ").replace("'", "")
+    if regression:
+        text = text.replace("[", "").replace("]", "")
+    return text.replace("\n ", newline)
+
+
+def _node_label(view: _View, i: int, *, characters, feature_names, class_names, label,
+                impurity, node_ids, proportion, precision, criterion, escape) -> str:
+    """The text of node ``i``'s box, as scikit-learn's exporters write it.
+
+    In this order, each line ended by ``characters[4]``: the node id
+    (``node #3``), the test (``petal_length <= 2.45``; ``outlook?`` for a
+    multiway test), the impurity, the samples (a percentage of the root's
+    with ``proportion``), the value (class counts, class fractions with
+    ``proportion``, or the prediction) and the majority class (only with
+    ``class_names``).  Field names (``samples = ``) are written at every
+    node (``label="all"``), at the root only (``"root"``) or nowhere.
+    Without ``feature_names`` a feature is ``x[j]``; with ``class_names=True``
+    a class is ``y[k]``.
+    """
+    labels = label == "all" or (label == "root" and i == 0)
+    text = characters[6]
+    if node_ids:
+        text += ("node " if labels else "") + characters[0] + str(view.node_id[i]) + characters[4]
+    if view.children[i]:
+        j = view.feature[i]
+        feature = (escape(feature_names[j]) if feature_names is not None
+                   else f"x{characters[1]}{j}{characters[2]}")
+        if view.threshold[i] is None:
+            text += f"{feature}?{characters[4]}"
+        else:
+            threshold = round(np.float64(view.threshold[i]), precision)
+            text += f"{feature} {characters[3]} {threshold}{characters[4]}"
+    if impurity:
+        text += (f"{criterion} = " if labels else "")
+        text += str(round(np.float64(view.impurity[i]), precision)) + characters[4]
+    text += "samples = " if labels else ""
+    if proportion:
+        percent = 100.0 * view.n_samples[i] / float(view.n_samples[0])
+        text += str(round(percent, 1)) + "%" + characters[4]
+    else:
+        text += str(view.n_samples[i]) + characters[4]
+    # A classifier of a single class is written as scikit-learn writes it: as
+    # a regressor, its value the class fraction 1.0.
+    one_value = not view.classifier or view.n_classes == 1
+    value = view.fractions[i] if proportion or one_value else view.counts[i]
+    text += "value = " if labels else ""
+    text += _value_text(value, precision, regression=one_value,
+                        proportion=proportion, newline=characters[4]) + characters[4]
+    if class_names is not None and view.classifier and view.n_classes != 1:
+        text += "class = " if labels else ""
+        k = int(np.argmax(value))
+        text += (f"y{characters[1]}{k}{characters[2]}" if class_names is True
+                 else escape(class_names[k]))
+    if text.endswith(characters[4]):
+        text = text[:-len(characters[4])]
+    return text + characters[5]
+
+
+def _criterion_label(estimator) -> str:
+    """The impurity's name in a box: the criterion (``entropy`` for ID3 and C4.5)."""
+    name = _criterion_name(estimator)
+    return name if isinstance(name, str) else "impurity"
+
+
+def _check_flags(**flags):
+    for name, value in flags.items():
+        if not isinstance(value, (bool, np.bool_)):
+            raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
+
+
+def _check_int(name, value, low, *, none=False):
+    if value is None and none:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        expected = f"an int >= {low}" + (" or None" if none else "")
+        raise InvalidParameterError(f"{name} must be {expected}, got {value!r}")
+
+
+def _check_label(label):
+    if not isinstance(label, str) or label not in ("all", "root", "none"):
+        raise InvalidParameterError(f"label must be 'all', 'root' or 'none', got {label!r}")
+
+
+def _feature_names(estimator, feature_names, length_message=None):
+    """The names given, else ``feature_names_in_``, else None (``x[j]``), as str.
+
+    ``length_message(expected, got)`` words the error of a wrong length (the
+    exporters use scikit-learn's words).
+    """
+    n_features = estimator.n_features_in_
+    if feature_names is None:
+        feature_names = getattr(estimator, "feature_names_in_", None)
+        if feature_names is None:
+            return None
+    if isinstance(feature_names, str) or not np.iterable(feature_names):
+        raise InvalidParameterError(
+            f"feature_names must be None or a sequence of str, got {feature_names!r}")
+    feature_names = [str(name) for name in feature_names]
+    if len(feature_names) != n_features:
+        if length_message is None:
+            raise ValueError(f"feature_names must have {n_features} entries (one per feature), "
+                             f"got {len(feature_names)}")
+        raise ValueError(length_message(n_features, len(feature_names)))
+    return feature_names
+
+
+def _box_class_names(estimator, class_names):
+    """None (no class line), True (``y[k]``) or one name per class, as str."""
+    if class_names is None or class_names is True or not _is_classifier(estimator):
+        return class_names if _is_classifier(estimator) else None
+    if isinstance(class_names, (bool, np.bool_, str)) or not np.iterable(class_names):
+        raise InvalidParameterError(
+            f"class_names must be None, True or a sequence of str, got {class_names!r}")
+    class_names = [str(name) for name in class_names]
+    if len(class_names) != estimator.n_classes_:
+        raise ValueError(f"class_names must have {estimator.n_classes_} entries (one per class), "
+                         f"got {len(class_names)}")
+    return class_names
+
+
+def _box_labels(estimator, *, feature_names, class_names, label, impurity, node_ids,
+                proportion, precision, characters, escape, length_message=None):
+    """The tree's view and a function giving node ``i``'s box text (after checking arguments)."""
+    _check_estimator(estimator)
+    _check_label(label)
+    _check_int("precision", precision, 0)
+    feature_names = _feature_names(estimator, feature_names, length_message)
+    class_names = _box_class_names(estimator, class_names)
+    view = _view(estimator)
+    criterion = _criterion_label(estimator)
+
+    def box(i):
+        return _node_label(view, i, characters=characters, feature_names=feature_names,
+                           class_names=class_names, label=label, impurity=impurity,
+                           node_ids=node_ids, proportion=proportion, precision=precision,
+                           criterion=criterion, escape=escape)
+    return view, box
+
+
+# --- export_text ---------------------------------------------------------------
+
+def export_text(decision_tree, *, feature_names=None, class_names=None, max_depth=10, spacing=3,
+                decimals=2, show_weights=False) -> str:
+    """The fitted tree as indented if/else text, one line per edge and leaf.
+
+    The signature and, for a CART tree, the text are those of
+    scikit-learn's ``sklearn.tree.export_text``: the same tree gives the
+    same string byte for byte.  A multiway node (ID3, C4.5) writes one line
+    ``name = category`` per branch.
+
+    Parameters
+    ----------
+    decision_tree : fitted ID3Classifier, C45Classifier, DecisionTreeClassifier or DecisionTreeRegressor
         The tree to print.
     feature_names : sequence of str of length n_features, default=None
         Names of the features; defaults to ``feature_names_in_`` if the
-        estimator has it, else ``feature_0``, ``feature_1``, ...
+        estimator has it (scikit-learn ignores it), else ``feature_0``,
+        ``feature_1``, ...
     class_names : sequence of str of length n_classes, default=None
         Names of the classes, in the order of ``classes_``; defaults to
         ``classes_``.
     max_depth : int, default=10
-        Deeper subtrees are abbreviated as ``truncated branch of depth d``.
+        Only the first ``max_depth`` levels below the root are written in
+        full; below them a leaf is written as a leaf and an internal node as
+        ``truncated branch of depth d``, ``d`` the number of levels of its
+        subtree (2 for a node whose children are leaves).
+    spacing : int, default=3
+        Width of one level of indentation (``|`` and ``spacing`` spaces).
     decimals : int, default=2
-        Decimals of thresholds, regression values and non-integer class weights.
+        Decimals of thresholds, regression values and class weights.
     show_weights : bool, default=False
-        If True, each leaf also shows its (weighted) class counts.
+        If True, each leaf of a classifier also shows its (weighted) class
+        counts: ``weights: [3.00, 0.00] class: yes``.
 
     Returns
     -------
     str
-        The rendering, one line per edge and per leaf, ending in a newline.
+        The rendering, one line per edge and per leaf, each ending in a
+        newline.
 
     Raises
     ------
     NotFittedError
         If the estimator is not fitted.
     ValueError
-        If ``feature_names`` or ``class_names`` has the wrong length.
+        If ``feature_names`` or ``class_names`` has the wrong length;
+        ``InvalidParameterError`` (a ValueError) if ``max_depth``,
+        ``spacing``, ``decimals`` or ``show_weights`` is invalid.
+
+    References
+    ----------
+    scikit-learn's ``sklearn.tree.export_text`` (layout and arguments).
 
     Examples
     --------
@@ -199,109 +506,171 @@ def export_text(estimator, *, feature_names=None, class_names=None, max_depth=10
     |   |   |--- class: penguin
     |   |--- can_fly = yes
     |   |   |--- class: hawk
+    >>> print(export_text(tree, max_depth=0, show_weights=True), end="")
+    |--- has_feathers = no
+    |   |--- truncated branch of depth 2
+    |--- has_feathers = yes
+    |   |--- truncated branch of depth 2
     """
-    feature_names, class_names = _names(estimator, feature_names, class_names)
-    lines: list[str] = []
+    _check_estimator(decision_tree)
+    _check_int("max_depth", max_depth, 0)
+    _check_int("spacing", spacing, 1)
+    _check_int("decimals", decimals, 0)
+    _check_flags(show_weights=show_weights)
+    names = _feature_names(decision_tree, feature_names,
+                           lambda n, got: f"feature_names must contain {n} elements, got {got}")
+    if names is None:
+        names = [f"feature_{j}" for j in range(decision_tree.n_features_in_)]
+    view = _view(decision_tree)
+    if view.classifier:
+        classes = decision_tree.classes_ if class_names is None else class_names
+        classes = [str(name) for name in classes]
+        if len(classes) != view.n_classes:   # scikit-learn's words
+            raise ValueError("When `class_names` is an array, it should contain as many items "
+                             f"as `decision_tree.classes_`. Got {len(classes)} while the tree "
+                             f"was fitted with {view.n_classes} classes.")
 
-    def leaf_text(node: Node) -> str:
-        text = _leaf_label(estimator, node, class_names, decimals)
-        if show_weights and _is_classifier(estimator):
-            text = f"weights: {_format_value(node.value, decimals)} {text}"
+    def number(x):
+        return f"{x:.{decimals}f}"
+
+    def leaf(i):
+        if not view.classifier:
+            return " value: [" + ", ".join(number(v) for v in view.fractions[i]) + "]"
+        text = " class: " + classes[int(np.argmax(view.fractions[i]))]
+        if show_weights:
+            text = " weights: [" + ", ".join(number(v) for v in view.counts[i]) + "]" + text
         return text
 
-    def walk(node: Node, depth: int) -> None:
-        indent = "|   " * depth + "|--- "
-        if node.is_leaf:
-            lines.append(indent + leaf_text(node))
-            return
-        if depth >= max_depth:
-            subtree_depth = max(n.depth for n in iter_nodes(node)) - node.depth
-            lines.append(indent + f"truncated branch of depth {subtree_depth}")
-            return
-        for text, child in zip(_edge_texts(node, feature_names, decimals), node.children):
-            lines.append(indent + text)
-            walk(child, depth + 1)
+    def subtree_depth(i):
+        deepest, stack = 0, [(i, 1)]
+        while stack:
+            j, d = stack.pop()
+            deepest = max(deepest, d)
+            stack.extend((child, d + 1) for child in view.children[j])
+        return deepest
 
-    if estimator.root_.is_leaf:
-        lines.append("|--- " + leaf_text(estimator.root_))
-    else:
-        walk(estimator.root_, 0)
-    return "\n".join(lines) + "\n"
+    lines = []
+    stack = [(0, 1)]
+    while stack:
+        i, depth = stack.pop()
+        if isinstance(i, str):          # an edge's line, written before its subtree
+            lines.append(i)
+            continue
+        indent = ("|" + " " * spacing) * depth
+        indent = indent[:-spacing] + "-" * spacing
+        if depth > max_depth + 1 and subtree_depth(i) > 1:
+            lines.append(f"{indent} truncated branch of depth {subtree_depth(i)}")
+        elif not view.children[i]:
+            lines.append(indent + leaf(i))
+        else:
+            name = names[view.feature[i]]
+            if view.threshold[i] is None:
+                edges = [f"{indent} {name} = {category}" for category in view.categories[i]]
+            else:
+                threshold = number(view.threshold[i])
+                edges = [f"{indent} {name} <= {threshold}", f"{indent} {name} >  {threshold}"]
+            for edge, child in reversed(list(zip(edges, view.children[i]))):
+                stack.append((child, depth + 1))
+                stack.append((edge, None))
+    return "".join(line + "\n" for line in lines)
 
+
+# --- export_graphviz -----------------------------------------------------------
 
 def _dot_escape(text: str) -> str:
     """Escape text for a double-quoted DOT string (``"`` and ``\\``; ``\\n`` breaks lines)."""
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _fill_colour(node: Node) -> str:
-    """Class colour, more opaque the purer the node (white when uniform)."""
-    proba = node.proba
-    k = proba.size
-    purity = 0.0 if k == 1 else (proba.max() - 1.0 / k) / (1.0 - 1.0 / k)
-    alpha = int(round(255 * max(0.0, min(1.0, purity))))
-    return f"{_PALETTE[int(np.argmax(proba)) % len(_PALETTE)]}{alpha:02x}"
+def _html_escape(text: str) -> str:
+    """scikit-learn's escaping of names in HTML-like labels: ``"`` only."""
+    return text.replace('"', '\\"')
 
 
-def _dot_header(*, filled, rounded, rotate) -> list[str]:
-    """The first lines of the DOT source: the graph, the boxes' style, the direction."""
-    style = ["filled"] if filled else []
-    if rounded:
-        style.append("rounded")
-    node_attrs = ['shape=box']
-    if style:
-        node_attrs.append(f'style="{", ".join(style)}"')
-    if rounded:
-        node_attrs.append('fontname="helvetica"')
-    lines = ["digraph Tree {", f"node [{', '.join(node_attrs)}] ;"]
-    if rotate:
-        lines.append("rankdir=LR ;")
-    if rounded:
-        lines.append('edge [fontname="helvetica"] ;')
-    return lines
+def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_names=None,
+                    class_names=None, label="all", filled=False, leaves_parallel=False,
+                    impurity=True, node_ids=False, proportion=False, rotate=False, rounded=False,
+                    special_characters=False, precision=3, fontname="helvetica"):
+    """The fitted tree in Graphviz's DOT language.
 
-
-def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity=True,
-                    filled=True, rounded=True, precision=3, rotate=False) -> str:
-    """DOT source drawing the fitted tree, for Graphviz's ``dot``.
-
-    Internal nodes show the tested feature; edges show its categories;
-    every node shows its impurity, sample count, class counts and majority
-    class.  Labels are escaped, so feature and class names may contain
-    quotes, backslashes, ``<``, ``>`` or ``&``.
+    The signature and, for a CART tree, the text are those of
+    scikit-learn's ``sklearn.tree.export_graphviz``: the same tree and
+    arguments give the same DOT source byte for byte (but for names that
+    contain a backslash, which dtree escapes so that Graphviz shows it).
+    Each node's box holds its test, impurity, samples, value and, with
+    ``class_names``, its majority class (see :func:`dtree.plot_tree`); the
+    edges out of a binary root are labelled True and False.  A multiway
+    node (ID3, C4.5) shows ``name?`` and labels each edge with its category.
+    Render the text with ``graphviz.Source(dot)`` or ``dot -Tpng tree.dot
+    -o tree.png``; producing it needs no Graphviz.
 
     Parameters
     ----------
-    estimator : fitted ID3Classifier, DecisionTreeClassifier or DecisionTreeRegressor
+    decision_tree : fitted ID3Classifier, C45Classifier, DecisionTreeClassifier or DecisionTreeRegressor
         The tree to draw.
+    out_file : str, file object or None, default=None
+        Path or text file to write the DOT source to; ``None`` returns it.
+    max_depth : int or None, default=None
+        Draw nodes down to this depth (the root has depth 0); deeper nodes
+        are drawn as ``(...)`` boxes (grey when ``filled``).
     feature_names : sequence of str of length n_features, default=None
-        As in :func:`export_text`.
-    class_names : sequence of str of length n_classes, default=None
-        As in :func:`export_text`.
+        Names of the features; defaults to ``feature_names_in_`` if the
+        estimator has it (scikit-learn ignores it), else ``x[0]``, ``x[1]``, ...
+    class_names : sequence of str of length n_classes, or True, default=None
+        Names of the classes in the order of ``classes_``: each box then
+        names its majority class; ``True`` writes ``y[k]``; ``None``
+        leaves the class out.
+    label : {"all", "root", "none"}, default="all"
+        Where to write the field names (``samples = ``, ...).
+    filled : bool, default=False
+        Fill the boxes as scikit-learn does, in its palette: a classifier's
+        node in the colour of its majority class over white at opacity
+        :math:`(p_1 - p_2)/(1 - p_2)` for its two largest class fractions
+        (white when they tie, the full colour when the node is pure); a
+        regressor's node at opacity :math:`(v - v_{min})/(v_{max} - v_{min})`
+        over the values of the tree's nodes (``_fill_colours``, the builder
+        that :func:`dtree.plot_tree` shares).
+    leaves_parallel : bool, default=False
+        Draw all leaves at the bottom.
     impurity : bool, default=True
-        Show each node's impurity (entropy in bits for ID3).
-    filled : bool, default=True
-        Colour nodes by majority class, stronger the purer the node.
-    rounded : bool, default=True
-        Rounded boxes in Helvetica.
-    precision : int, default=3
-        Decimals of impurities.
+        Show each node's impurity (entropy in bits for ID3 and C4.5).
+    node_ids : bool, default=False
+        Show each node's id (its position in pre-order).
+    proportion : bool, default=False
+        Show samples as a percentage of the root's and class counts as
+        fractions.
     rotate : bool, default=False
-        Draw the tree left to right instead of top down (as scikit-learn's
-        ``rotate``): a deep tree then grows down the page, which keeps its
-        boxes legible in a narrow text column or on a phone.
+        Draw the tree left to right instead of top down: a deep tree then
+        grows down the page, which keeps its boxes legible in a narrow text
+        column or on a phone.
+    rounded : bool, default=False
+        Rounded boxes.
+    special_characters : bool, default=False
+        Write HTML-like labels (``&le;``, subscripts) instead of plain ones.
+    precision : int, default=3
+        Decimals of thresholds, impurities and values (numbers are written
+        in their shortest form: ``0.5``, not ``0.500``).
+    fontname : str, default="helvetica"
+        Font of the boxes and edges.
 
     Returns
     -------
-    str
-        DOT source (``digraph Tree { ... }``).
+    str or None
+        The DOT source (``digraph Tree {...}``, without a final newline),
+        or None when written to ``out_file``.
 
     Raises
     ------
     NotFittedError
         If the estimator is not fitted.
     ValueError
-        If ``feature_names`` or ``class_names`` has the wrong length.
+        If ``feature_names`` or ``class_names`` has the wrong length;
+        ``InvalidParameterError`` (a ValueError) if another argument is
+        invalid.
+
+    References
+    ----------
+    scikit-learn's ``sklearn.tree.export_graphviz`` (DOT text and arguments).
 
     Examples
     --------
@@ -309,33 +678,87 @@ def export_graphviz(estimator, *, feature_names=None, class_names=None, impurity
     >>> from dtree.datasets import load_animals
     >>> animals = load_animals()
     >>> tree = ID3Classifier().fit(animals.drop(columns="animal"), animals["animal"])
-    >>> dot = export_graphviz(tree)
-    >>> dot.splitlines()[0], dot.count("->")
-    ('digraph Tree {', 6)
-
-    Render it with ``graphviz.Source(dot)`` or ``dot -Tpng tree.dot -o tree.png``.
+    >>> dot = export_graphviz(tree, class_names=tree.classes_)
+    >>> print(dot[:dot.index("1 [")], end="")
+    digraph Tree {
+    node [shape=box, fontname="helvetica"] ;
+    edge [fontname="helvetica"] ;
+    0 [label="has_feathers?\\nentropy = 2.0\\nsamples = 4\\nvalue = [1, 1, 1, 1]\\nclass = bear"] ;
+    >>> dot.count("->")
+    6
     """
-    feature_names, class_names = _names(estimator, feature_names, class_names)
-    if not isinstance(rotate, (bool, np.bool_)):
-        raise TypeError(f"rotate must be True or False, got {rotate!r}")
-    lines = _dot_header(filled=filled, rounded=rounded, rotate=rotate)
-    criterion = _criterion_name(estimator) if impurity else None
-    classifier = _is_classifier(estimator)
-    for node in iter_nodes(estimator.root_):
-        parts = _node_lines(node, feature_names, number=lambda x: f"{x:.{precision}f}",
-                            criterion=criterion, value=_format_value(node.value, precision),
-                            class_name=_majority(node, class_names) if classifier else None)
-        label = "\\n".join(_dot_escape(p) for p in parts)
-        attrs = f'label="{label}"'
-        if filled and classifier:
-            attrs += f', fillcolor="{_fill_colour(node)}"'
-        lines.append(f"{node.node_id} [{attrs}] ;")
-        if not node.is_leaf:
-            for edge, child in zip(_edge_labels(node, node.node_id == 0), node.children):
-                label = f' [label="{_dot_escape(edge)}"]' if edge else ""
-                lines.append(f"{node.node_id} -> {child.node_id}{label} ;")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    _check_flags(filled=filled, leaves_parallel=leaves_parallel, impurity=impurity,
+                 node_ids=node_ids, proportion=proportion, rotate=rotate, rounded=rounded,
+                 special_characters=special_characters)
+    _check_int("max_depth", max_depth, 0, none=True)
+    if not isinstance(fontname, str):
+        raise InvalidParameterError(f"fontname must be a str, got {fontname!r}")
+    if out_file is not None and not isinstance(out_file, str) and not hasattr(out_file, "write"):
+        raise InvalidParameterError(
+            f"out_file must be None, a path or a file object with write, got {out_file!r}")
+    characters = _HTML_CHARACTERS if special_characters else _DOT_CHARACTERS
+    escape = _html_escape if special_characters else _dot_escape
+    view, box = _box_labels(decision_tree, feature_names=feature_names, class_names=class_names,
+                            label=label, impurity=impurity, node_ids=node_ids,
+                            proportion=proportion, precision=precision, characters=characters,
+                            escape=escape, length_message=lambda n, got: (
+                                f"Length of feature_names, {got} does not match number of "
+                                f"features, {n}"))
+    fills = _fill_colours(view) if filled else None
+    style = ["filled"] * filled + ["rounded"] * rounded
+    out = ["digraph Tree {\n", "node [shape=box"]
+    if style:
+        out.append(f', style="{", ".join(style)}", color="black"')
+    out.append(f', fontname="{fontname}"] ;\n')
+    if leaves_parallel:
+        out.append("graph [ranksep=equally, splines=polyline] ;\n")
+    out.append(f'edge [fontname="{fontname}"] ;\n')
+    if rotate:
+        out.append("rankdir=LR ;\n")
+    ranks = {"leaves": []}
+    angles = (-45, 45) if rotate else (45, -45)
+    stack = [(0, None, 0, None)]       # (node, parent, depth, branch taken from the parent)
+    while stack:
+        i, parent, depth, branch = stack.pop()
+        node_id = view.node_id[i]
+        edge = "" if parent is None else f"{view.node_id[parent]} -> {node_id}"
+        if max_depth is not None and depth > max_depth:
+            ranks["leaves"].append(str(node_id))
+            out.append(f'{node_id} [label="(...)"' + (', fillcolor="#C0C0C0"' if filled else "")
+                       + "] ;\n")
+            if view.threshold[parent] is None:
+                edge += f' [label="{escape(str(view.categories[parent][branch]))}"]'
+            out.append(edge + " ;\n")
+            continue
+        if not view.children[i]:
+            ranks["leaves"].append(str(node_id))
+        else:
+            ranks.setdefault(str(depth), []).append(str(node_id))
+        out.append(f"{node_id} [label={box(i)}")
+        if filled:
+            out.append(f', fillcolor="{fills[i]}"')
+        out.append("] ;\n")
+        if parent is not None:
+            if view.threshold[parent] is None:
+                edge += f' [label="{escape(str(view.categories[parent][branch]))}"]'
+            elif parent == 0:
+                head = "True" if branch == 0 else "False"
+                edge += f' [labeldistance=2.5, labelangle={angles[branch]}, headlabel="{head}"]'
+            out.append(edge + " ;\n")
+        stack.extend((child, i, depth + 1, k) for k, child in reversed(list(enumerate(view.children[i]))))
+    if leaves_parallel:
+        for rank in sorted(ranks):
+            out.append("{rank=same ; " + "; ".join(ranks[rank]) + "} ;\n")
+    out.append("}")
+    dot = "".join(out)
+    if out_file is None:
+        return dot
+    if isinstance(out_file, str):
+        with open(out_file, "w", encoding="utf-8") as file:
+            file.write(dot)
+    else:
+        out_file.write(dot)
+    return None
 
 
 # --- rules: one conjunction of tests per leaf ---------------------------------

@@ -11,17 +11,15 @@ not a dependency of dtree itself but of its ``plot`` extra
 
 from __future__ import annotations
 
-import functools
 import importlib
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from dtree._validation import check_is_fitted
 from dtree.exceptions import InvalidParameterError
-from dtree.export import _criterion_name, _edge_labels, _is_classifier, _names, _node_lines
-from dtree.tree import Node, iter_nodes
+from dtree.export import _MPL_CHARACTERS, _box_labels, _edge_labels, _fill_colours
+from dtree.tree import Node
 
 __all__ = ["BOOK_COLORS", "use_book_style", "plot_tree"]
 
@@ -141,11 +139,8 @@ def _use_retina_figures() -> None:
 
 # --- plot_tree -----------------------------------------------------------------
 
-# A pure node is filled with its class colour at this strength over white, so
-# that black text stays readable on every colour of the palette.
-MAX_TINT = 0.6
 TRUNCATED_TEXT = "\n  (...)  \n"
-TRUNCATED_FILL = "#d9d9d9"
+TRUNCATED_FILL = "grey"
 
 
 @dataclass(eq=False)
@@ -196,87 +191,14 @@ def _tidy_layout(root: Node, max_depth) -> list[_Box]:
     return boxes
 
 
-def _round(x, precision: int) -> str:
-    """``x`` rounded to ``precision`` decimals, shortest form (``0.94``, ``50.0``)."""
-    return str(round(float(x), precision))
-
-
-def _value_text(values, precision: int, *, counts: bool) -> str:
-    """``[50, 0, 0]`` for integral counts, else ``[0.333, 0.5, ...]``."""
-    values = np.asarray(values, dtype=np.float64)
-    if counts and np.all(np.mod(values, 1) == 0):
-        return "[" + ", ".join(str(int(v)) for v in values) + "]"
-    return "[" + ", ".join(_round(v, precision) for v in values) + "]"
-
-
-def _node_text(estimator, node: Node, *, root: Node, feature_names, class_names, criterion,
-               show_labels: bool, impurity: bool, node_ids: bool, proportion: bool,
-               precision: int) -> str:
-    """The lines of a node's box, as in scikit-learn's plot_tree.
-
-    The lines of :func:`dtree.export._node_lines` (those of
-    :func:`~dtree.export.export_graphviz`, numbers in their shortest form),
-    after the node id if ``node_ids``.
-    """
-    lines = []
-    if node_ids:
-        lines.append(("node #" if show_labels else "#") + str(node.node_id))
-    samples = (_round(100.0 * node.n_samples / root.n_samples, 1) + "%" if proportion
-               else str(node.n_samples))
-    if _is_classifier(estimator):
-        value = _value_text(node.proba if proportion else node.value, precision,
-                            counts=not proportion)
-        k = int(np.argmax(node.value))  # ties: first class, as predict
-        class_name = f"y[{k}]" if class_names is True else class_names[k]
-    else:
-        value, class_name = _round(node.value[0], precision), None
-    lines += _node_lines(node, feature_names, number=lambda x: _round(x, precision),
-                         criterion=criterion if impurity else None, samples=samples,
-                         value=value, class_name=class_name, show_labels=show_labels)
-    return "\n".join(lines)
-
-
-def _hex_to_rgb(colour: str) -> np.ndarray:
-    return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.float64)
-
-
-def _tint(colour: str, strength: float) -> str:
-    """``colour`` laid over white with opacity ``strength * MAX_TINT``, as #rrggbb."""
-    alpha = MAX_TINT * min(1.0, max(0.0, strength))
-    rgb = alpha * _hex_to_rgb(colour) + (1.0 - alpha) * 255.0
-    return "#" + "".join(f"{int(round(c)):02x}" for c in rgb)
-
-
 def _ink(fill: str) -> str:
     """Black or white text, whichever contrasts more with ``fill`` (WCAG 2 luminance)."""
-    c = _hex_to_rgb(fill) / 255.0
+    from matplotlib.colors import to_rgb
+
+    c = np.array(to_rgb(fill))
     linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
     luminance = float(linear @ [0.2126, 0.7152, 0.0722])
     return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"
-
-
-def _fill_colours(estimator, root: Node) -> dict:
-    """Fill colour of every node, by node_id.
-
-    Classifier: the colour of the majority class, stronger the purer the
-    node: strength ``(p1 - p2) / (1 - p2)`` for the two largest class
-    fractions (white when they tie, full when the node is pure).
-    Regressor: the first book colour, stronger the larger the node's value
-    (white at the smallest value of the tree, full at the largest).
-    """
-    nodes = list(iter_nodes(root))
-    if _is_classifier(estimator):
-        colours = {}
-        for node in nodes:
-            p = np.sort(node.proba)[::-1]
-            strength = 0.0 if p.size == 1 else (p[0] - p[1]) / (1.0 - p[1])
-            colour = BOOK_COLORS[int(np.argmax(node.value)) % len(BOOK_COLORS)]
-            colours[node.node_id] = _tint(colour, strength)
-        return colours
-    values = np.array([node.value[0] for node in nodes])
-    low, high = values.min(), values.max()
-    return {node.node_id: _tint(BOOK_COLORS[0], 0.0 if high == low else (v - low) / (high - low))
-            for node, v in zip(nodes, values)}
 
 
 def _check_plot_params(max_depth, label, precision, fontsize, flags):
@@ -295,19 +217,22 @@ def _check_plot_params(max_depth, label, precision, fontsize, flags):
             raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
 
 
-def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None, label="all",
+def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=None, label="all",
               filled=False, impurity=True, node_ids=False, proportion=False, rounded=False,
               precision=3, ax=None, fontsize=None):
     """Draw a fitted tree with matplotlib: one box per node, an arrow per edge.
 
-    The signature and the contents of the boxes are those of scikit-learn's
-    ``sklearn.tree.plot_tree``: the test of an internal node
-    (``petal_length <= 2.45`` for a binary node, ``outlook?`` for a multiway
-    node), the impurity, the number of training samples, the (weighted)
-    class counts or the regression value, and the majority class.  The edges
-    out of a multiway node are labelled with their categories; the edges out
-    of a binary root with "True" (``children[0]``, test true) and "False".
-    Needs matplotlib only (not Graphviz).
+    The signature, the texts of the boxes and their fill colours are those
+    of scikit-learn's ``sklearn.tree.plot_tree``: for the same CART tree and
+    arguments the annotations carry the same texts, in the same order, and
+    the boxes the same colours.  A box shows the node's id (``node_ids``),
+    its test (``petal_length <= 2.45``; ``outlook?`` for a multiway node),
+    impurity, number of training samples, (weighted) class counts or
+    regression value and, with ``class_names``, its majority class (the
+    lines of :func:`dtree.export_graphviz`).  The edges out of a binary root
+    are labelled "True" (``children[0]``, test true) and "False"; the edges
+    out of a multiway node (ID3, C4.5) with their categories.  Needs
+    matplotlib only (not Graphviz).
 
     The layout is a tidy tree: leaves at evenly spaced positions from left
     to right (in the order of ``children``), each parent centred over its
@@ -315,31 +240,33 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
 
     Parameters
     ----------
-    estimator : fitted estimator with a ``root_`` tree of :class:`~dtree.tree.Node`
+    decision_tree : fitted estimator with a ``root_`` tree of :class:`~dtree.tree.Node`
         ID3Classifier, DecisionTreeClassifier, DecisionTreeRegressor,
         C45Classifier, ...
     max_depth : int or None, default=None
         Draw nodes down to this depth (the root has depth 0); the children of
-        deeper internal nodes are drawn as grey ``(...)`` boxes.  ``None``
+        deeper internal nodes are drawn as grey ``(...)`` boxes (as are
+        deeper leaves, as scikit-learn draws them).  ``None``
         draws the whole tree.
     feature_names : sequence of str of length n_features, default=None
         Names of the features; defaults to ``feature_names_in_`` if the
-        estimator has it, else ``feature_0``, ``feature_1``, ...
+        estimator has it (scikit-learn ignores it), else ``x[0]``,
+        ``x[1]``, ...
     class_names : sequence of str of length n_classes, or True, default=None
-        Names of the classes in the order of ``classes_``; ``None`` uses
-        ``classes_`` (scikit-learn then omits the class line); ``True`` shows
-        ``y[k]``.  Ignored for a regressor.
+        Names of the classes in the order of ``classes_``: each box then
+        names its majority class; ``True`` shows ``y[k]``; ``None`` leaves
+        the class out.  Ignored for a regressor.
     label : {"all", "root", "none"}, default="all"
         Where to write the field names (``samples =``, ...): at every node,
         at the root only, or nowhere.
     filled : bool, default=False
-        Fill the boxes: a classifier's node in the colour of its majority
-        class from :data:`BOOK_COLORS`, stronger the purer the node
-        (strength :math:`(p_1 - p_2)/(1 - p_2)` for its two largest class
-        fractions); a regressor's node in the first book colour, stronger
-        the larger its value.  At full strength the colour is laid over white
-        at 60 % opacity, so the text stays readable; otherwise boxes are
-        white.
+        Fill the boxes with the colours of ``dtree.export._fill_colours``
+        (scikit-learn's rule and palette, as :func:`dtree.export_graphviz`):
+        a classifier's node in the colour of its majority class, stronger
+        the purer the node (opacity :math:`(p_1 - p_2)/(1 - p_2)` over white
+        for its two largest class fractions); a regressor's node stronger
+        the larger its value.  The text is black or white, whichever reads
+        better on the fill.  Unfilled boxes have the colour of the axes.
     impurity : bool, default=True
         Show each node's impurity under the estimator's criterion (entropy
         in bits for ID3).
@@ -409,7 +336,6 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
     entropy = 0.94
     samples = 14
     value = [5, 9]
-    class = yes
     >>> [a.get_text() for a in artists if a.get_gid().startswith("edge 0->")]
     ['overcast', 'rainy', 'sunny']
     >>> sum(a.get_gid().startswith("node") for a in artists)
@@ -418,30 +344,30 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
     flags = dict(filled=filled, impurity=impurity, node_ids=node_ids, proportion=proportion,
                  rounded=rounded)
     _check_plot_params(max_depth, label, precision, fontsize, flags)
-    feature_names, class_names = _plot_names(estimator, feature_names, class_names)
+    view, box_text = _box_labels(decision_tree, feature_names=feature_names,
+                                 class_names=class_names, label=label, impurity=impurity,
+                                 node_ids=node_ids, proportion=proportion, precision=precision,
+                                 characters=_MPL_CHARACTERS, escape=str)
     mpl = _import_optional("matplotlib", "plot_tree")
     ax = _cleared_axes(ax)
 
-    root = estimator.root_
-    node_text = functools.partial(
-        _node_text, estimator, root=root, feature_names=feature_names, class_names=class_names,
-        criterion=_criterion_name(estimator), impurity=impurity, node_ids=node_ids,
-        proportion=proportion, precision=precision)
-    fills = _fill_colours(estimator, root) if filled else {}
-    boxes = _tidy_layout(root, max_depth)
+    position = {node_id: i for i, node_id in enumerate(view.node_id)}
+    fills = _fill_colours(view) if filled else None
+    boxes = _tidy_layout(decision_tree.root_, max_depth)
     canvas = _Canvas(ax, n_slots=1 + max(box.x for box in boxes),
                      n_rows=1 + max(box.depth for box in boxes), ink=mpl.rcParams["text.color"],
                      size=mpl.rcParams["font.size"] if fontsize is None else fontsize,
                      rounded=rounded)
+    background = mpl.colors.to_hex(ax.get_facecolor())
     artists, box_artists = [], []
     for box in boxes:
         node = box.node
         if box.truncated:
             text, fill, gid = TRUNCATED_TEXT, TRUNCATED_FILL, f"truncated {node.node_id}"
         else:
-            show_labels = label == "all" or (label == "root" and node is root)
-            text = node_text(node, show_labels=show_labels)
-            fill, gid = fills.get(node.node_id, "#ffffff"), f"node {node.node_id}"
+            i = position[node.node_id]
+            text = _node_text(box_text, i)
+            fill, gid = fills[i] if filled else background, f"node {node.node_id}"
         box_artists.append(canvas.draw_box(box, text, fill, gid))
         artists.append(box_artists[-1])
         if box.edge:
@@ -452,17 +378,9 @@ def plot_tree(estimator, *, max_depth=None, feature_names=None, class_names=None
     return artists
 
 
-def _plot_names(estimator, feature_names, class_names):
-    """Feature names and class names (a list, or True for ``y[k]``) of a fitted estimator."""
-    check_is_fitted(estimator, "root_")
-    if class_names is True and _is_classifier(estimator):
-        feature_names, _ = _names(estimator, feature_names, None)
-        return feature_names, True
-    if class_names is not None and (isinstance(class_names, (bool, str))
-                                    or not np.iterable(class_names)):
-        raise InvalidParameterError(
-            f"class_names must be None, True or a sequence of str, got {class_names!r}")
-    return _names(estimator, feature_names, class_names)
+def _node_text(box_text, i: int) -> str:
+    """The text of the box of node ``i`` (a hook: the figure-data tests mutate it)."""
+    return box_text(i)
 
 
 def _cleared_axes(ax):

@@ -17,7 +17,6 @@ from matplotlib.text import Annotation  # noqa: E402
 from dtree import (DecisionTreeClassifier, DecisionTreeRegressor, ID3Classifier,  # noqa: E402
                    InvalidParameterError, NotFittedError, plot_tree)
 from dtree.datasets import load_iris, load_weather  # noqa: E402
-from dtree.plotting import BOOK_COLORS  # noqa: E402
 from dtree.tree import iter_nodes  # noqa: E402
 from fitted_trees import MixedTree  # noqa: E402
 
@@ -53,13 +52,16 @@ def centre(annotation):
 
 
 def test_weather_boxes_texts_and_edge_labels(weather_tree):
-    artists = plot_tree(weather_tree, ax=new_axes())
+    artists = plot_tree(weather_tree, ax=new_axes(), class_names=list(weather_tree.classes_))
     assert all(isinstance(a, Annotation) for a in artists)
     drawn = boxes(artists)
     assert len(drawn) == len(list(iter_nodes(weather_tree.root_))) == 8
     assert drawn[0].get_text() == ("outlook?\nentropy = 0.94\nsamples = 14\nvalue = [5, 9]\n"
                                    "class = yes")
     assert drawn[1].get_text() == "entropy = 0.0\nsamples = 4\nvalue = [0, 4]\nclass = yes"
+    # without class_names no class line, as in scikit-learn
+    plain = boxes(plot_tree(weather_tree, ax=new_axes()))
+    assert plain[1].get_text() == "entropy = 0.0\nsamples = 4\nvalue = [0, 4]"
     assert drawn[2].get_text().startswith("windy?\nentropy = 0.971\nsamples = 5\nvalue = [2, 3]")
     # Node ids: 0 outlook, 1 overcast, 2 windy (3, 4), 5 humidity (6, 7).
     assert edges(artists) == {"edge 0->1": "overcast", "edge 0->2": "rainy", "edge 0->5": "sunny",
@@ -68,7 +70,7 @@ def test_weather_boxes_texts_and_edge_labels(weather_tree):
 
 
 def test_iris_boxes_and_true_false_under_the_root_only(iris_tree):
-    artists = plot_tree(iris_tree, ax=new_axes())
+    artists = plot_tree(iris_tree, ax=new_axes(), class_names=list(iris_tree.classes_))
     drawn = boxes(artists)
     assert len(drawn) == iris_tree.tree_.node_count
     root = iris_tree.root_
@@ -132,7 +134,8 @@ def test_texts_equal_scikit_learns(kwargs, regression):
                                                         class_names=class_names, **kwargs)]
     finally:
         plt.close(fig)
-    got = [a.get_text() for a in plot_tree(ours, ax=new_axes(), feature_names=names, **kwargs)]
+    got = [a.get_text() for a in plot_tree(ours, ax=new_axes(), feature_names=names,
+                                           class_names=class_names, **kwargs)]
     assert got == expected
 
 
@@ -144,10 +147,13 @@ def test_class_names_and_feature_names(weather_tree):
     assert boxes(symbolic)[0].get_text().endswith("class = y[1]")
 
 
-def tinted(colour, strength):
-    """The colour over white at opacity 0.6 * strength, rounded to 8 bits per channel."""
-    rgb = np.array(to_rgba(colour)[:3]) * 255
-    return tuple(np.round(0.6 * strength * rgb + (1 - 0.6 * strength) * 255) / 255) + (1.0,)
+def over_white(rgb, alpha):
+    """scikit-learn's fill: the colour over white at opacity alpha, rounded to 8 bits."""
+    return tuple(round(alpha * c + (1 - alpha) * 255) / 255 for c in rgb) + (1.0,)
+
+
+# scikit-learn's palette for two classes and for a regressor (hues 25 and 205 degrees)
+ORANGE, BLUE = (229, 129, 57), (57, 157, 229)
 
 
 def fill_of(annotation):
@@ -158,13 +164,11 @@ def test_filled_colours(weather_tree):
     artists = boxes(plot_tree(weather_tree, ax=new_axes(), filled=True))
     again = boxes(plot_tree(weather_tree, ax=new_axes(), filled=True))
     assert [fill_of(a) for a in artists] == [fill_of(a) for a in again]
-    yes, no = BOOK_COLORS[1], BOOK_COLORS[0]  # classes_ = ["no", "yes"]
-    # Root [5, 9]: majority yes, strength (9/14 - 5/14) / (1 - 5/14) = 4/9.
-    np.testing.assert_allclose(fill_of(artists[0]), tinted(yes, 4 / 9), atol=1e-9)
-    np.testing.assert_allclose(fill_of(artists[1]), tinted(yes, 1.0), atol=1e-9)  # pure yes
-    np.testing.assert_allclose(fill_of(artists[4]), tinted(no, 1.0), atol=1e-9)   # pure no
-    assert tinted(yes, 1.0) != tinted(no, 1.0)
-    assert all(a.get_color() == "black" for a in artists)
+    no, yes = ORANGE, BLUE  # classes_ = ["no", "yes"]
+    # Root [5, 9]: majority yes, alpha (9/14 - 5/14) / (1 - 5/14) = 4/9.
+    np.testing.assert_allclose(fill_of(artists[0]), over_white(yes, 4 / 9), atol=1e-9)
+    np.testing.assert_allclose(fill_of(artists[1]), over_white(yes, 1.0), atol=1e-9)  # pure yes
+    np.testing.assert_allclose(fill_of(artists[4]), over_white(no, 1.0), atol=1e-9)   # pure no
     unfilled = boxes(plot_tree(weather_tree, ax=new_axes()))
     assert {fill_of(a) for a in unfilled} == {(1.0, 1.0, 1.0, 1.0)}
 
@@ -177,17 +181,28 @@ def test_filled_tie_is_white_and_regressor_scale():
     values = {f"node {n.node_id}": n.value[0] for n in iter_nodes(reg.root_)}
     lowest, highest = min(values, key=values.get), max(values, key=values.get)
     assert drawn[lowest] == (1.0, 1.0, 1.0, 1.0)
-    np.testing.assert_allclose(drawn[highest], tinted(BOOK_COLORS[0], 1.0), atol=1e-9)
+    np.testing.assert_allclose(drawn[highest], over_white(ORANGE, 1.0), atol=1e-9)
+    np.testing.assert_allclose(drawn["node 0"], over_white(ORANGE, 0.5), atol=1e-9)  # 1 of 0..2
 
 
-def test_dark_class_colour_gets_white_text():
-    # The eighth class has the colour black: its pure leaf needs white text.
+def contrast(text_colour, fill):
+    """WCAG 2 contrast ratio of two colours."""
+    def luminance(colour):
+        c = np.array(to_rgba(colour)[:3])
+        return float(np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+                     @ [0.2126, 0.7152, 0.0722])
+    high, low = sorted([luminance(text_colour), luminance(fill)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_text_is_black_or_white_whichever_contrasts_more():
     X = np.arange(8.0).reshape(-1, 1)
     tree = DecisionTreeClassifier().fit(X, np.arange(8))
-    drawn = boxes(plot_tree(tree, ax=new_axes(), filled=True))
-    leaf_of_class_7 = [a for a in drawn if a.get_text().endswith("class = 7")
-                       and "<=" not in a.get_text()]
-    assert [a.get_color() for a in leaf_of_class_7] == ["white"]
+    drawn = boxes(plot_tree(tree, ax=new_axes(), filled=True, max_depth=2))
+    for a in drawn:
+        fill = a.get_bbox_patch().get_facecolor()
+        other = "white" if a.get_color() == "black" else "black"
+        assert contrast(a.get_color(), fill) >= contrast(other, fill)
 
 
 def test_tidy_layout(iris_tree):
@@ -247,7 +262,7 @@ def test_needs_matplotlib_only(weather_tree, iris_tree, monkeypatch, tmp_path):
 
 
 def test_any_root_tree_with_mixed_nodes_and_fractional_counts():
-    artists = plot_tree(MixedTree(), ax=new_axes(), precision=2)
+    artists = plot_tree(MixedTree(), ax=new_axes(), precision=2, class_names=["no", "yes"])
     texts = [a.get_text() for a in boxes(artists)]
     # Whole weighted counts print as integers, as in scikit-learn; others with precision.
     assert texts[1] == "humidity <= 75.0\nentropy = 1.0\nsamples = 5\nvalue = [3, 3]\nclass = no"
@@ -260,8 +275,8 @@ def test_any_root_tree_with_mixed_nodes_and_fractional_counts():
 def test_single_leaf():
     tree = ID3Classifier().fit([["a"]], ["yes"])
     artists = plot_tree(tree, ax=new_axes())
-    assert [a.get_text() for a in artists] == [
-        "entropy = 0.0\nsamples = 1\nvalue = [1]\nclass = yes"]
+    # a single class: its fraction, as scikit-learn writes it
+    assert [a.get_text() for a in artists] == ["entropy = 0.0\nsamples = 1\nvalue = 1.0"]
 
 
 def test_bad_input(weather_tree):
@@ -284,3 +299,33 @@ def test_bad_input(weather_tree):
     for kwargs, message in bad:
         with pytest.raises(InvalidParameterError, match=message):
             plot_tree(weather_tree, **{"ax": ax, **kwargs})
+
+
+PLOT_OPTIONS = [
+    {"filled": True},
+    {"filled": True, "max_depth": 1, "class_names": True, "rounded": True},
+    {"filled": True, "proportion": True, "node_ids": True, "label": "root", "precision": 1},
+    {"impurity": False, "label": "none", "names": True},
+]
+
+
+@pytest.mark.parametrize("options", PLOT_OPTIONS, ids=str)
+@pytest.mark.parametrize("case", [0, 1, 2, 3, -4, -1])
+def test_texts_and_fills_equal_scikit_learns(case, options):
+    """Oracle: the annotations of the same tree carry scikit-learn's texts and box colours."""
+    from sklearn import tree as sk
+    from test_export import CLASSIFIERS, REGRESSORS, _fitted_pair, _names_for
+
+    ours, theirs = _fitted_pair(*(CLASSIFIERS + REGRESSORS)[case])
+    options = _names_for(ours, options)
+    fig, ax = plt.subplots()  # scikit-learn needs a canvas with a renderer
+    try:
+        expected = sk.plot_tree(theirs, ax=ax, **options)
+        expected_texts = [a.get_text() for a in expected]
+        expected_fills = [to_rgba(a.get_bbox_patch().get_facecolor()) for a in expected
+                          if a.get_bbox_patch() is not None]
+    finally:
+        plt.close(fig)
+    got = plot_tree(ours, ax=new_axes(), **options)
+    assert [a.get_text() for a in got] == expected_texts
+    assert [to_rgba(a.get_bbox_patch().get_facecolor()) for a in boxes(got)] == expected_fills
