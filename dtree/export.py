@@ -128,11 +128,17 @@ class _View:
 
 
 def _check_estimator(estimator):
-    """A fitted estimator, not its tree: scikit-learn's TypeError for a ``tree_``."""
+    """A fitted estimator, not its tree: scikit-learn's TypeError for a ``tree_``.
+
+    dtree's estimators and scikit-learn's fitted single-output trees (read from
+    their ``tree_`` arrays, which have the same fields) are accepted.
+    """
     if isinstance(estimator, (TreeArrays, Node, type)):
         raise TypeError(f"decision_tree must be a fitted estimator, got {estimator!r}, which "
                         "is not an estimator instance")
-    check_is_fitted(estimator, "root_")
+    arrays = getattr(estimator, "tree_", None)
+    if getattr(arrays, "children_left", None) is None or getattr(arrays, "n_outputs", 1) != 1:
+        check_is_fitted(estimator, "root_")
 
 
 def _view(estimator) -> _View:
@@ -402,6 +408,11 @@ def _feature_names(estimator, feature_names, length_message=None):
     return feature_names
 
 
+class _LengthError(ValueError, IndexError):
+    """A list of names of the wrong length: a ``ValueError``, and the ``IndexError``
+    scikit-learn's exporters raise when they index past a short ``class_names``."""
+
+
 def _box_class_names(estimator, class_names):
     """None (no class line), True (``y[k]``) or one name per class, as str."""
     if class_names is None or class_names is True or not _is_classifier(estimator):
@@ -411,8 +422,8 @@ def _box_class_names(estimator, class_names):
             f"class_names must be None, True or a sequence of str, got {class_names!r}")
     class_names = [str(name) for name in class_names]
     if len(class_names) != estimator.n_classes_:
-        raise ValueError(f"class_names must have {estimator.n_classes_} entries (one per class), "
-                         f"got {len(class_names)}")
+        raise _LengthError(f"class_names must have {estimator.n_classes_} entries (one per "
+                           f"class), got {len(class_names)}")
     return class_names
 
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+import dtree
 from dtree import ID3Classifier, NotFittedError, export_graphviz, export_text
 from dtree.c45 import TEXTBOOK
 from dtree.datasets import load_weather
@@ -448,3 +449,31 @@ def test_signatures_are_scikit_learns():
                          (plot_tree, sk.plot_tree)]:
         parameters = [inspect.signature(f).parameters.values() for f in (ours, theirs)]
         assert list(parameters[0]) == list(parameters[1]), ours.__name__
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error", "friedman_mse"])
+def test_the_exports_read_scikit_learns_own_fitted_trees(criterion):
+    """A scikit-learn tree (a gradient-boosting stage, say) exports as scikit-learn exports it."""
+    from sklearn import tree as sk
+    from sklearn.datasets import load_diabetes, load_iris
+
+    if criterion == "gini":
+        X, y = load_iris(return_X_y=True)
+        fitted = sk.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    else:
+        X, y = load_diabetes(return_X_y=True)
+        fitted = sk.DecisionTreeRegressor(criterion=criterion, max_depth=3,
+                                          random_state=0).fit(X, y)
+    for options in [{}, dict(filled=True, rounded=True, proportion=True, node_ids=True)]:
+        assert dtree.export_graphviz(fitted, **options) == sk.export_graphviz(fitted, **options)
+    assert dtree.export_text(fitted, show_weights=True) == sk.export_text(fitted,
+                                                                          show_weights=True)
+    with pytest.raises(dtree.NotFittedError):
+        dtree.export_graphviz(sk.DecisionTreeClassifier())
+
+
+def test_too_few_class_names_is_the_index_error_scikit_learn_raises():
+    fitted = dtree.DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1])
+    for error in (IndexError, ValueError):
+        with pytest.raises(error, match="class_names must have 2 entries"):
+            dtree.export_graphviz(fitted, class_names=[])

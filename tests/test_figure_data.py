@@ -140,7 +140,8 @@ def _petal_tree():
 def _id3_plot_tree():
     """fig-id3-animals-plot-tree, as book/part2/id3.ipynb draws it."""
     fig = Figure(figsize=(8, 3.6))
-    plot_tree(_animal_tree(), ax=fig.subplots(), filled=True, rounded=True)
+    tree = _animal_tree()
+    plot_tree(tree, class_names=tree.classes_, ax=fig.subplots(), filled=True, rounded=True)
     return figure_data(fig)
 
 
@@ -155,7 +156,9 @@ def _real_data_plot_tree():
 
 def _id3_graphviz():
     """fig-id3-animals-graphviz."""
-    return show_graphviz(export_graphviz(_animal_tree())).figure_data()
+    tree = _animal_tree()
+    return show_graphviz(export_graphviz(tree, class_names=tree.classes_, filled=True,
+                                         rounded=True)).figure_data()
 
 
 def _real_data_graphviz():
@@ -167,11 +170,11 @@ def _real_data_graphviz():
 
 
 FIGURES = {
-    "id3 plot_tree": (_id3_plot_tree, "book/part2/id3.ipynb", "plot_tree(animal_tree",
+    "id3 plot_tree": (_id3_plot_tree, "book/part2/id3.ipynb", "plot_tree(\n    animal_tree",
                       "image/png"),
     "real_data plot_tree": (_real_data_plot_tree, "book/part4/real_data.ipynb", "plot_tree(",
                             "image/png"),
-    "id3 graphviz": (_id3_graphviz, "book/part2/id3.ipynb", "export_graphviz(animal_tree)",
+    "id3 graphviz": (_id3_graphviz, "book/part2/id3.ipynb", "animal_tree, class_names",
                      "image/svg+xml"),
     "real_data graphviz": (_real_data_graphviz, "book/part4/real_data.ipynb",
                            "export_graphviz(", "image/svg+xml"),
@@ -198,12 +201,12 @@ def test_a_figure_drawn_again_gives_the_committed_figure_data(book_style, name):
 
 
 def _reverse_class_names(monkeypatch):
-    node_text = dtree.plotting._node_text
+    box_labels = dtree.plotting._box_labels
 
-    def reversed_names(estimator, node, *, class_names, **kwargs):
-        return node_text(estimator, node, class_names=list(class_names)[::-1], **kwargs)
+    def reversed_names(estimator, *, class_names, **kwargs):
+        return box_labels(estimator, class_names=list(class_names)[::-1], **kwargs)
 
-    monkeypatch.setattr(dtree.plotting, "_node_text", reversed_names)
+    monkeypatch.setattr(dtree.plotting, "_box_labels", reversed_names)
     return r"class = "
 
 
@@ -219,9 +222,8 @@ def _miscount_samples(monkeypatch):
 
 
 def _pale_fills(monkeypatch):
-    tint = dtree.plotting._tint
-    monkeypatch.setattr(dtree.plotting, "_tint",
-                        lambda colour, strength: tint(colour, strength / 2))
+    over_white = dtree.export._over_white  # the one colour builder's last step
+    monkeypatch.setattr(dtree.export, "_over_white", lambda rgb, alpha: over_white(rgb, alpha / 2))
     return r" box #"
 
 
@@ -238,21 +240,23 @@ def test_a_plot_tree_mutant_changes_the_figure_data(book_style, monkeypatch, nam
 
 
 def _export_majority_of_the_last_class(monkeypatch):
-    monkeypatch.setattr(dtree.export, "_majority",
-                        lambda node, class_names: str(class_names[-1]))
+    box_class_names = dtree.export._box_class_names
+    monkeypatch.setattr(dtree.export, "_box_class_names",
+                        lambda estimator, class_names:
+                        box_class_names(estimator, class_names)[-1:] * estimator.n_classes_)
     return r"class = "
 
 
 def _export_reversed_counts(monkeypatch):
-    format_value = dtree.export._format_value
-    monkeypatch.setattr(dtree.export, "_format_value",
-                        lambda value, decimals: format_value(value[::-1], decimals))
+    value_text = dtree.export._value_text
+    monkeypatch.setattr(dtree.export, "_value_text",
+                        lambda value, *args, **kwargs: value_text(value[::-1], *args, **kwargs))
     return r"value = "
 
 
 def _export_opaque_fills(monkeypatch):
-    fill_colour = dtree.export._fill_colour
-    monkeypatch.setattr(dtree.export, "_fill_colour", lambda node: fill_colour(node)[:7] + "ff")
+    over_white = dtree.export._over_white
+    monkeypatch.setattr(dtree.export, "_over_white", lambda rgb, alpha: over_white(rgb, 1.0))
     return r"fillcolor="
 
 
@@ -317,14 +321,14 @@ def _figure_with_lines(short, long):
 MUTANT = '''
 import dtree.plotting
 
-_node_text = dtree.plotting._node_text
+_box_labels = dtree.plotting._box_labels
 
 
-def _reversed_class_names(estimator, node, *, class_names, **kwargs):
-    return _node_text(estimator, node, class_names=list(class_names)[::-1], **kwargs)
+def _reversed_class_names(estimator, *, class_names, **kwargs):
+    return _box_labels(estimator, class_names=list(class_names)[::-1], **kwargs)
 
 
-dtree.plotting._node_text = _reversed_class_names
+dtree.plotting._box_labels = _reversed_class_names
 '''
 
 
