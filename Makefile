@@ -44,6 +44,12 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize.cfg -p no:randomly
+# test-unit and test-notebooks run on two pytest-xdist workers (the CI
+# machines have two cores).  --dist loadfile keeps each test module, and each
+# notebook, whole on one worker: a module's fixtures (the homework's otter
+# assign, its graded class folder) are built once, and a notebook's cells run
+# in order in one kernel, as nbval needs.
+XDIST := -n 2 --dist loadfile
 
 .PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot bwrap browser-test chromium linkcheck \
   student-book homework grade lint test-fast test-compat compat-pythons \
@@ -108,7 +114,7 @@ book: $(BOOK_STAMP) dot
 test: lint test-unit test-notebooks
 
 test-unit: $(TEST_STAMP) dot bwrap
-	$(BIN)/python -m pytest tests dtree --doctest-modules -q
+	$(BIN)/python -m pytest $(XDIST) tests dtree --doctest-modules -q
 
 # The tests marked homework (sandboxed grading, over half of test-unit's time)
 # and slow (over about 5 s each) left out: markers in pyproject.toml.
@@ -184,7 +190,7 @@ lint: $(TEST_STAMP)
 # book/homework holds otter-assign master notebooks: tests/test_homework.py
 # checks them (otter assign runs every check against the reference solution).
 test-notebooks: $(TEST_STAMP) dot
-	$(BIN)/python -m pytest $(NBVAL_FLAGS) book --ignore=book/homework -q
+	$(BIN)/python -m pytest $(XDIST) $(NBVAL_FLAGS) book --ignore=book/homework -q
 
 # The student edition: the book without the Solutions part and without the
 # links to it, its notebooks executed as the book's are (the prose's quoted
