@@ -2,11 +2,11 @@
 
 ``sklearn.utils.estimator_checks.check_estimator`` runs scikit-learn's
 conformance suite: fit/predict contracts, input validation, sample weights as
-multiplicities, pickling, no mutation of inputs.  dtree does not import
-scikit-learn, so the check that demands scikit-learn's own ``NotFittedError``
-class cannot pass, nor can ID3's acceptance of ``inf`` as a category; they are
-listed in ``EXPECTED_FAILURES`` with the reason, and the test fails if any
-other check fails *or* if a listed check starts passing (the list stays exact).
+multiplicities, pickling, no mutation of inputs.  ID3's acceptance of ``inf``
+as a category cannot pass; it is listed in ``EXPECTED_FAILURES`` with the
+reason, and the test fails if any other check fails *or* if a listed check
+starts passing (the list stays exact).  (scikit-learn's own ``NotFittedError``
+class is raised once scikit-learn's exceptions are imported: dtree.exceptions.)
 """
 
 import subprocess
