@@ -619,8 +619,8 @@ def _chunk_scores(level, fb, lo, hi, parts, carry):
     left = segment_prefix_sums(level.stats, level.swept_totals, O[:, :hi - lo], level.starts,
                                lo, carry)
     del O                            # memory (tests/test_memory.py): the sums replace it
-    right = np.repeat(level.swept_totals[:, None, s0:s1], part_sizes, axis=2) - left
-    score = _score(level.criterion, left, right, cand, level.min_weight_leaf)
+    node = np.repeat(level.swept_totals[:, None, s0:s1], part_sizes, axis=2)   # (s, 1, c)
+    score = _score(level.criterion, left, node, cand, level.min_weight_leaf)
     return score, left[:, :, -1].copy()
 
 
@@ -792,12 +792,13 @@ def _additive_scores(level, O, cand, cand_left, n_present):
             chunks = _prefix_chunks(level, O, step)         # the second pass
     score = np.empty((b, m))
     for lo, hi, left in chunks:
-        _score(level.criterion, left, level.over_positions(totals, lo, hi) - left,
-               cand[:, lo:hi], level.min_weight_leaf, out=score[:, lo:hi])
+        node = level.over_positions(totals, lo, hi)             # (s, 1, hi - lo)
+        _score(level.criterion, left, node, cand[:, lo:hi], level.min_weight_leaf,
+               out=score[:, lo:hi])
         if cand_left is not None:
             left += level.over_positions(missing, lo, hi)       # missing samples sent left
-            _score(level.criterion, left, level.over_positions(totals, lo, hi) - left,
-                   cand_left[:, lo:hi], level.min_weight_leaf, out=score_left[:, lo:hi])
+            _score(level.criterion, left, node, cand_left[:, lo:hi], level.min_weight_leaf,
+                   out=score_left[:, lo:hi])
     return score, score_left, present
 
 
@@ -832,23 +833,39 @@ def _first_at_best(score, best, starts, sizes, offset=0):
     return np.minimum.reduceat(at, starts, axis=1)
 
 
-def _score(criterion, left, right, cand, min_weight_leaf, out=None):
+def _score(criterion, left, totals, cand, min_weight_leaf, out=None):
     """The criterion's proxy at every candidate cut, -inf elsewhere (shape of ``cand``).
 
-    Computed BLOCK_CELLS cells at a time, so that the proxy's own temporaries
-    stay small when one feature's column of the level is large; written into
-    ``out`` if given.
+    ``left`` of shape (n_swept, b, c) holds the left children's statistics
+    and ``totals`` (n_swept, 1, c) their nodes'; the right child is
+    ``totals - left``.  Only the candidates are scored (the cuts between
+    distinct values, a few where values are tied or features constant), in
+    pieces of BLOCK_CELLS, so that the proxy's temporaries stay small: every
+    score is the float the proxy gives on the whole arrays (it works
+    elementwise after the statistics axis).  Written into ``out`` if given.
     """
-    if min_weight_leaf > 0:
-        cand = cand & (criterion.weight(left) >= min_weight_leaf) \
-            & (criterion.weight(right) >= min_weight_leaf)
-    score = np.empty(cand.shape) if out is None else out
-    step = max(1, BLOCK_CELLS // cand.shape[0])
+    score = np.full(cand.shape, -np.inf)
+    at = np.flatnonzero(cand)                     # flat positions in (b, c)
+    n_swept, c = left.shape[0], cand.shape[1]
+    flat_left = left.reshape(n_swept, -1)
+    flat_totals = totals.reshape(n_swept, c)
+    flat_score = score.reshape(-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for lo in range(0, cand.shape[1], step):
-            chunk = slice(lo, lo + step)
-            score[:, chunk] = criterion.proxy(left[:, :, chunk], right[:, :, chunk])
-    np.copyto(score, -np.inf, where=~cand)
+        for lo in range(0, at.size, BLOCK_CELLS):
+            piece = at[lo:lo + BLOCK_CELLS]
+            # One candidate is scored twice: a reduction over the statistics of a
+            # single column sums in another order (see criteria._sum_over_classes).
+            cols = piece if piece.size > 1 else np.repeat(piece, 2)
+            cut_left = flat_left[:, cols]                                # (s, k)
+            cut_right = flat_totals[:, cols % c] - cut_left       # right = node - left
+            proxy = criterion.proxy(cut_left, cut_right)
+            if min_weight_leaf > 0:
+                light = (criterion.weight(cut_left) < min_weight_leaf) \
+                    | (criterion.weight(cut_right) < min_weight_leaf)
+                proxy[light] = -np.inf
+            flat_score[piece] = proxy[:piece.size]
+    if out is not None:
+        out[...] = score
     return score
 
 
