@@ -616,10 +616,21 @@ def _chunk_scores(level, fb, lo, hi, parts, carry):
     if level.options.feature_mask is not None:
         cand &= np.repeat(level.options.feature_mask[s0:s1, fb].T, part_sizes, axis=1)
     cand &= level.leaf_ok[lo:hi]
+    node = np.repeat(level.swept_totals[:, None, s0:s1], part_sizes, axis=2)   # (s, 1, c)
+    if lo == 0 and hi == m:
+        # The whole level in one chunk, no carry: the features without a
+        # candidate (constant in every segment, or tied) need no sums.
+        rows = np.flatnonzero(cand.any(axis=1))
+        score = np.full(cand.shape, -np.inf)
+        if rows.size:
+            left = segment_prefix_sums(level.stats, level.swept_totals, O[rows, :hi - lo],
+                                       level.starts)
+            del O
+            score[rows] = _score(level.criterion, left, node, cand[rows], level.min_weight_leaf)
+        return score, None
     left = segment_prefix_sums(level.stats, level.swept_totals, O[:, :hi - lo], level.starts,
                                lo, carry)
     del O                            # memory (tests/test_memory.py): the sums replace it
-    node = np.repeat(level.swept_totals[:, None, s0:s1], part_sizes, axis=2)   # (s, 1, c)
     score = _score(level.criterion, left, node, cand, level.min_weight_leaf)
     return score, left[:, :, -1].copy()
 
