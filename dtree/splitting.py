@@ -929,9 +929,23 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None):
     score = np.empty(cand.shape) if out is None else out
     score.fill(-np.inf)
     b, c = cand.shape
+    n_cand = np.count_nonzero(cand)
+    if 4 * n_cand > cand.size:       # mostly candidates: score every cut, in blocks
+        step = max(1, BLOCK_CELLS // b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for lo in range(0, c, step):
+                chunk = slice(lo, lo + step)
+                right = totals[:, :, chunk] - left[:, :, chunk]
+                score[:, chunk] = criterion.proxy(left[:, :, chunk], right)
+                if min_weight_leaf > 0:
+                    light = (criterion.weight(left[:, :, chunk]) < min_weight_leaf) \
+                        | (criterion.weight(right) < min_weight_leaf)
+                    score[:, chunk][light] = -np.inf
+        np.copyto(score, -np.inf, where=~cand)
+        return score
     # Few candidates: all at once; many: a block of positions at a time.
     cells = BLOCK_CELLS // 4
-    step = c if np.count_nonzero(cand) <= cells else max(1, cells // b)
+    step = c if n_cand <= cells else max(1, cells // b)
     for lo in range(0, c, step):
         row, col = np.nonzero(cand[:, lo:lo + step])
         if row.size:
