@@ -658,7 +658,8 @@ def _chunk_scores(level, fb, lo, hi, parts, carry):
         cand &= np.repeat(level.options.feature_mask[s0:s1, fb].T, part_sizes, axis=1)
     cand &= level.leaf_ok[lo:hi]
     node = np.repeat(level.swept_totals[:, None, s0:s1], part_sizes, axis=2)   # (s, 1, c)
-    if level.exact_counts and 4 * (np.count_nonzero(cand) + cand.shape[0] * (s1 - s0)) <= cand.size:
+    n_runs = np.count_nonzero(cand) + cand.shape[0] * (s1 - s0)     # at most
+    if level.exact_counts and 4 * n_runs <= cand.size:
         # Few runs between cuts (tied values, constant features, many classes):
         # count them rather than sum one-hot rows (the same floats, and carry).
         return (*_counted_scores(level, O[:, :hi - lo], cand, node, lo, carry), part_varies)
@@ -1021,7 +1022,7 @@ def _class_counts_at_cuts(stats: ClassWeights, O, cand, starts, lo=0, carry=None
     counts = np.bincount(key, weights=weights, minlength=n_runs * n_classes)
     del key, weights
     counts = counts.reshape(n_runs, n_classes).astype(np.float64, copy=False)
-    if carry is not None and not (lo in starts):          # the segment before lo goes on
+    if carry is not None and lo not in starts:            # the segment before lo goes on
         counts[row_first] += carry.T
     # running[r + 1] = sum of runs 0 .. r; the left child at the end of run r is
     # the sum of its segment's runs up to r: running[r + 1] - running[first[r]].
