@@ -300,11 +300,18 @@ def feature_values(X, samples, features):
     return X[samples, features].astype(np.float32, copy=False)
 
 
-def _gather_values(X, features, O):
-    """``float32(X[O[i, j], features[i]])`` as an array of shape O.shape."""
-    out = np.empty(O.shape, dtype=np.float32)
+def _gather_values(X, features, O, live=None):
+    """``float32(X[O[i, j], features[i]])`` as an array of shape O.shape.
+
+    Where ``live`` (shape O.shape, bool) is given, only its positions are
+    read; the others are 0.
+    """
+    out = np.empty(O.shape, dtype=np.float32) if live is None else np.zeros(O.shape, np.float32)
     for i, f in enumerate(features):
-        out[i] = X[O[i], f]            # float64 -> float32 rounding, as feature_values
+        if live is None or live[i].all():
+            out[i] = X[O[i], f]        # float64 -> float32 rounding, as feature_values
+        elif live[i].any():
+            out[i, live[i]] = X[O[i, live[i]], f]
     return out
 
 
@@ -406,11 +413,15 @@ class _Level:
     min_weight_leaf: float
     has_missing: np.ndarray       # (n_features,) bool
     options: SearchOptions
+    constant: np.ndarray | None = None   # (n_segments, n_features) bool, known constant
 
     def __post_init__(self):
         # The statistics the proxy reads (with many classes, all of them).
         self.n_swept = self.criterion.n_swept or self.stats.shape[0]
         self.swept_totals = self.totals[:self.n_swept]
+        # Class counts whose partial sums (over a block's rows too) are exact floats.
+        self.exact_counts = (isinstance(self.stats, ClassWeights) and self.stats.exact_sums
+                             and float(self.totals.sum()) * self.order.shape[0] < 2.0**52)
         # The cut after position p of a segment leaves p - start + 1 samples left:
         # cuts leaving both children min_samples_leaf samples form one run per segment.
         msl, sizes = self.min_samples_leaf, self.sizes
@@ -459,7 +470,8 @@ class _BlockBest(NamedTuple):
 
 
 def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_samples_leaf=1,
-                min_weight_leaf=0.0, has_missing=None, options=None) -> SplitResult:
+                min_weight_leaf=0.0, has_missing=None, options=None,
+                constant=None) -> SplitResult:
     """Score every threshold of every segment and keep each segment's best.
 
     Parameters
@@ -491,6 +503,12 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_sample
     options : SearchOptions, default=None
         Random feature subsets, tie ranks and thresholds; ``None``: the
         exhaustive search, ties to the lowest feature index.
+    constant : ndarray of shape (n_segments, n_features), bool, default=None
+        Features known to be constant in a segment (in an ancestor): their
+        values there are not read (scikit-learn's ``n_constant_features``).
+        Updated in place: set where the sweep finds a feature constant (the
+        features swept in chunks; see :func:`_sweep_in_chunks`), so that the
+        children of a segment can inherit its row.
 
     Returns
     -------
@@ -500,7 +518,7 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_sample
     if has_missing is None:
         has_missing = np.zeros(order.shape[0], bool)
     level = _Level(X, order, starts, sizes, stats, totals, criterion, min_samples_leaf,
-                   min_weight_leaf, has_missing, options or SearchOptions())
+                   min_weight_leaf, has_missing, options or SearchOptions(), constant)
     best = SplitResult.empty(starts.size)
     best_rank = np.full(starts.size, np.iinfo(np.intp).max)
     for fb in level.feature_blocks():
@@ -578,18 +596,24 @@ def _sweep_in_chunks(level, fb) -> _BlockBest:
     segment may span several chunks; its best score so far and the first
     position reaching it are kept, and a later chunk replaces them only with a
     strictly larger score (ties: lowest position).
+
+    With ``level.constant``, the positions of a segment in which a feature is
+    known to be constant are not read, and the features found constant in a
+    segment (no two distinct values) are recorded there.
     """
     b, m = fb.size, level.order.shape[1]
     n_segments = level.starts.size
     value = np.full((b, n_segments), -np.inf)
     first = np.zeros((b, n_segments), dtype=np.intp)
+    varies = np.zeros((b, n_segments), bool)
     carry = None
     step = max(1, _chunk_cells(m, level.n_swept) // b)
     for lo in range(0, m, step):
         hi = min(lo + step, m)
         parts = level.parts(lo, hi)
         s0, s1, part_starts, part_sizes = parts
-        score, carry = _chunk_scores(level, fb, lo, hi, parts, carry)
+        score, carry, part_varies = _chunk_scores(level, fb, lo, hi, parts, carry)
+        varies[:, s0:s1] |= part_varies
         part_best = np.maximum.reduceat(score, part_starts, axis=1)      # (b, s1 - s0)
         part_first = _first_at_best(score, part_best, part_starts, part_sizes, lo)
         del score                    # memory: not alive beside the next chunk's sums
@@ -598,6 +622,8 @@ def _sweep_in_chunks(level, fb) -> _BlockBest:
         better = part_best > value[:, s0:s1]
         first[:, s0:s1] = np.where(better, part_first, first[:, s0:s1])
         value[:, s0:s1] = np.maximum(value[:, s0:s1], part_best)
+    if level.constant is not None:
+        level.constant[:, fb] = ~varies.T
     zeros = np.zeros((b, n_segments), dtype=np.intp)
     return _BlockBest(value, zeros, first, zeros, np.broadcast_to(level.sizes, (b, n_segments)))
 
@@ -607,21 +633,78 @@ def _chunk_scores(level, fb, lo, hi, parts, carry):
 
     ``parts`` is ``level.parts(lo, hi)``.  Also returns the running sum after
     position ``hi - 1``, the ``carry`` of the next chunk (see
-    :func:`segment_prefix_sums`).
+    :func:`segment_prefix_sums`), and whether each feature takes two values in
+    each part of a segment, (b, s1 - s0).
     """
     m = level.order.shape[1]
-    s0, s1, _, part_sizes = parts
+    s0, s1, part_starts, part_sizes = parts
     O = level.order[fb, lo:min(hi + 1, m)].astype(np.intp)   # one more: the next value
-    cand = _gaps(_gather_values(level.X, fb, O), hi - lo)
+    live = None
+    if level.constant is not None and level.constant[s0:s1, fb].any():
+        # Positions of segments where the feature is not known constant; the
+        # next value (column hi - lo) belongs to the segment of position hi - 1
+        # or starts another segment (the cut between them is no candidate).
+        live = np.repeat(~level.constant[s0:s1, fb].T, part_sizes, axis=1)
+        live = np.concatenate([live, live[:, -1:]], axis=1)[:, :O.shape[1]]
+    cand = _gaps(_gather_values(level.X, fb, O, live), hi - lo)
+    # A segment varies where a cut inside it separates two values (the cut
+    # after its last position compares it with the next segment).
+    inside = cand.copy()
+    ends = level.starts[s0:s1] + level.sizes[s0:s1] - 1 - lo      # segments' last positions
+    inside[:, ends[ends < hi - lo]] = False
+    part_varies = np.logical_or.reduceat(inside, part_starts, axis=1)
+    del inside
     if level.options.feature_mask is not None:
         cand &= np.repeat(level.options.feature_mask[s0:s1, fb].T, part_sizes, axis=1)
     cand &= level.leaf_ok[lo:hi]
+    node = np.repeat(level.swept_totals[:, None, s0:s1], part_sizes, axis=2)   # (s, 1, c)
+    n_runs = np.count_nonzero(cand) + cand.shape[0] * (s1 - s0)     # at most
+    if level.exact_counts and 4 * n_runs <= cand.size:
+        # Few runs between cuts (tied values, constant features, many classes):
+        # count them rather than sum one-hot rows (the same floats, and carry).
+        return (*_counted_scores(level, O[:, :hi - lo], cand, node, lo, carry), part_varies)
+    if lo == 0 and hi == m:
+        # The whole level in one chunk, no carry: the features without a
+        # candidate (constant in every segment, or tied) need no sums.
+        rows = np.flatnonzero(cand.any(axis=1))
+        score = np.full(cand.shape, -np.inf)
+        if rows.size:
+            left = segment_prefix_sums(level.stats, level.swept_totals, O[rows, :hi - lo],
+                                       level.starts)
+            del O
+            score[rows] = _score(level.criterion, left, node, cand[rows], level.min_weight_leaf)
+        return score, None, part_varies
     left = segment_prefix_sums(level.stats, level.swept_totals, O[:, :hi - lo], level.starts,
                                lo, carry)
     del O                            # memory (tests/test_memory.py): the sums replace it
-    right = np.repeat(level.swept_totals[:, None, s0:s1], part_sizes, axis=2) - left
-    score = _score(level.criterion, left, right, cand, level.min_weight_leaf)
-    return score, left[:, :, -1].copy()
+    score = _score(level.criterion, left, node, cand, level.min_weight_leaf)
+    return score, left[:, :, -1].copy(), part_varies
+
+
+def _counted_scores(level, O, cand, node, lo, carry):
+    """:func:`_chunk_scores` for exact class counts (:func:`_class_counts_at_cuts`)."""
+    b, c = cand.shape
+    score = np.full((b, c), -np.inf)
+    whole = c == level.order.shape[1]
+    if whole:                            # one chunk: rows without a candidate are skipped
+        rows = np.flatnonzero(cand.any(axis=1))
+        O, cand = O[rows], cand[rows]
+        if not rows.size:
+            return score, None
+    else:                                # every row carries its counts into the next chunk
+        rows = slice(None)
+    at = np.flatnonzero(cand)
+    cut_left, carry = _class_counts_at_cuts(level.stats, O, cand, level.starts, lo, carry)
+    flat_node = node.reshape(node.shape[0], c)
+    scored = np.empty(at.size)
+    for i in range(0, at.size, BLOCK_CELLS):
+        piece = slice(i, i + BLOCK_CELLS)
+        scored[piece] = _proxy_at(level.criterion, cut_left[:, piece],
+                                  flat_node[:, at[piece] % c], level.min_weight_leaf)
+    part = score[rows]
+    part.reshape(-1)[at] = scored
+    score[rows] = part
+    return score, carry
 
 
 def _sweep_block(level, fb) -> _BlockBest:
@@ -792,12 +875,13 @@ def _additive_scores(level, O, cand, cand_left, n_present):
             chunks = _prefix_chunks(level, O, step)         # the second pass
     score = np.empty((b, m))
     for lo, hi, left in chunks:
-        _score(level.criterion, left, level.over_positions(totals, lo, hi) - left,
-               cand[:, lo:hi], level.min_weight_leaf, out=score[:, lo:hi])
+        node = level.over_positions(totals, lo, hi)             # (s, 1, hi - lo)
+        _score(level.criterion, left, node, cand[:, lo:hi], level.min_weight_leaf,
+               out=score[:, lo:hi])
         if cand_left is not None:
             left += level.over_positions(missing, lo, hi)       # missing samples sent left
-            _score(level.criterion, left, level.over_positions(totals, lo, hi) - left,
-                   cand_left[:, lo:hi], level.min_weight_leaf, out=score_left[:, lo:hi])
+            _score(level.criterion, left, node, cand_left[:, lo:hi], level.min_weight_leaf,
+                   out=score_left[:, lo:hi])
     return score, score_left, present
 
 
@@ -832,24 +916,124 @@ def _first_at_best(score, best, starts, sizes, offset=0):
     return np.minimum.reduceat(at, starts, axis=1)
 
 
-def _score(criterion, left, right, cand, min_weight_leaf, out=None):
+def _score(criterion, left, totals, cand, min_weight_leaf, out=None):
     """The criterion's proxy at every candidate cut, -inf elsewhere (shape of ``cand``).
 
-    Computed BLOCK_CELLS cells at a time, so that the proxy's own temporaries
-    stay small when one feature's column of the level is large; written into
-    ``out`` if given.
+    ``left`` of shape (n_swept, b, c) holds the left children's statistics
+    and ``totals`` (n_swept, 1, c) their nodes'; the right child is
+    ``totals - left``.  Only the candidates are scored (the cuts between
+    distinct values, a few where values are tied or features constant), in
+    pieces of at most BLOCK_CELLS // 4 candidates, so that the proxy's temporaries stay small: every
+    score is the float the proxy gives on the whole arrays (it works
+    elementwise after the statistics axis).  Written into ``out`` if given.
     """
-    if min_weight_leaf > 0:
-        cand = cand & (criterion.weight(left) >= min_weight_leaf) \
-            & (criterion.weight(right) >= min_weight_leaf)
     score = np.empty(cand.shape) if out is None else out
-    step = max(1, BLOCK_CELLS // cand.shape[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for lo in range(0, cand.shape[1], step):
-            chunk = slice(lo, lo + step)
-            score[:, chunk] = criterion.proxy(left[:, :, chunk], right[:, :, chunk])
-    np.copyto(score, -np.inf, where=~cand)
+    score.fill(-np.inf)
+    b, c = cand.shape
+    n_cand = np.count_nonzero(cand)
+    if 4 * n_cand > cand.size:       # mostly candidates: score every cut, in blocks
+        step = max(1, BLOCK_CELLS // b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for lo in range(0, c, step):
+                chunk = slice(lo, lo + step)
+                right = totals[:, :, chunk] - left[:, :, chunk]
+                score[:, chunk] = criterion.proxy(left[:, :, chunk], right)
+                if min_weight_leaf > 0:
+                    light = (criterion.weight(left[:, :, chunk]) < min_weight_leaf) \
+                        | (criterion.weight(right) < min_weight_leaf)
+                    score[:, chunk][light] = -np.inf
+        np.copyto(score, -np.inf, where=~cand)
+        return score
+    # Few candidates: all at once; many: a block of positions at a time.
+    cells = BLOCK_CELLS // 4
+    step = c if n_cand <= cells else max(1, cells // b)
+    for lo in range(0, c, step):
+        row, col = np.nonzero(cand[:, lo:lo + step])
+        if row.size:
+            col += lo
+            score[row, col] = _proxy_at(criterion, left[:, row, col], totals[:, 0, col],
+                                        min_weight_leaf)
     return score
+
+
+def _proxy_at(criterion, cut_left, cut_node, min_weight_leaf):
+    """The proxy of cuts given by their statistics, columns of (n_swept, k): shape (k,).
+
+    -inf where a child weighs less than ``min_weight_leaf``.
+    """
+    # C order: NumPy sums the statistics axis of a (n_swept, k) array one row
+    # after another (the float of the whole arrays' proxy), but pairwise where
+    # that axis is the contiguous one (a gathered or transposed array).
+    cut_left, cut_node = np.ascontiguousarray(cut_left), np.ascontiguousarray(cut_node)
+    k = cut_left.shape[1]
+    if k == 1:
+        # One cut is scored twice: a reduction over the statistics of a single
+        # column sums in another order (see criteria._sum_over_classes).
+        cut_left, cut_node = np.repeat(cut_left, 2, axis=1), np.repeat(cut_node, 2, axis=1)
+    cut_right = cut_node - cut_left                       # right = node - left
+    with np.errstate(divide="ignore", invalid="ignore"):
+        proxy = criterion.proxy(cut_left, cut_right)
+        if min_weight_leaf > 0:
+            light = (criterion.weight(cut_left) < min_weight_leaf) \
+                | (criterion.weight(cut_right) < min_weight_leaf)
+            proxy[light] = -np.inf
+    return proxy[:k]
+
+
+def _class_counts_at_cuts(stats: ClassWeights, O, cand, starts, lo=0, carry=None):
+    """Class weights of the left child of every candidate cut, without a one-hot prefix sum.
+
+    For class weights whose partial sums are exact floats (whole-number
+    weights: any order of summation gives the float of
+    :func:`segment_prefix_sums`).  ``O`` (b, c) holds the samples at positions
+    ``lo .. lo + c - 1``, ``cand`` (b, c) the cuts, ``starts`` the segments,
+    ``carry`` (n_classes, b) the counts before ``lo`` of the segment going on
+    at ``lo`` (None at ``lo == 0``).  Returns the counts at the cuts, of shape
+    (n_classes, n_cuts) in the order of ``numpy.flatnonzero(cand)``, and the
+    counts at the last position of each row (the next chunk's ``carry``).
+
+    The positions form *runs* that end at a cut or before a segment starts;
+    one ``bincount`` gives each run's class weights (O(b c), not
+    O(n_classes b c)), and a cumulative sum over the runs of a segment the
+    left child at each cut.
+    """
+    b, c = cand.shape
+    n_classes = stats.shape[0]
+    part_start = np.zeros(c, bool)                        # a segment starts at the column
+    part_start[starts[(starts >= lo) & (starts < lo + c)] - lo] = True
+    part_start[0] = True
+    begins = np.zeros((b, c), bool)
+    begins[:, 1:] = cand[:, :-1]                          # a run begins after a cut ...
+    begins |= part_start                                  # ... or where a segment begins
+    run = np.cumsum(begins.ravel()) - 1                   # run of each position, (b c,)
+    del begins
+    n_runs = int(run[-1]) + 1
+    cut_runs, last_runs = run[np.flatnonzero(cand)], run[c - 1::c].copy()   # runs ending there
+    row_first = run[::c].copy()                           # first run of each row
+    first = np.zeros(n_runs, dtype=np.intp)               # first run of each run's segment
+    part_runs = run.reshape(b, c)[:, part_start].ravel()
+    first[part_runs] = part_runs
+    np.maximum.accumulate(first, out=first)
+    samples = O.ravel()
+    key = run                                             # bin: run * n_classes + class
+    key *= n_classes
+    key += stats.codes[samples]
+    weights = None if stats.weight is None else stats.weight[samples]
+    counts = np.bincount(key, weights=weights, minlength=n_runs * n_classes)
+    del key, weights
+    counts = counts.reshape(n_runs, n_classes).astype(np.float64, copy=False)
+    if carry is not None and lo not in starts:            # the segment before lo goes on
+        counts[row_first] += carry.T
+    # running[r + 1] = sum of runs 0 .. r; the left child at the end of run r is
+    # the sum of its segment's runs up to r: running[r + 1] - running[first[r]].
+    running = np.zeros((n_runs + 1, n_classes))
+    np.cumsum(counts, axis=0, out=running[1:])
+    del counts
+
+    def left_at(runs):
+        return (running[runs + 1] - running[first[runs]]).T
+
+    return left_at(cut_runs), left_at(last_runs)
 
 
 def goes_left(order, starts, sizes, found: SplitResult, n_samples) -> np.ndarray:
@@ -1010,6 +1194,7 @@ class BestSplitter:
         self.X = X
         self.order = sort(X)
         self.has_missing = _has_missing(X)
+        self._constant = None     # (starts, sizes, constant) of the last segments seen
         return self
 
     def totals(self, starts):
@@ -1018,24 +1203,51 @@ class BestSplitter:
 
     def search(self, starts, sizes, totals):
         """Each segment's best split (``feature == -1``: none), with :func:`best_splits`."""
-        return best_splits(self.X, self.order, starts, sizes, self.stats, totals,
-                           self.criterion, min_samples_leaf=self.min_samples_leaf,
-                           min_weight_leaf=self.min_weight_leaf, has_missing=self.has_missing,
-                           options=self.options(starts, sizes))
+        constant = self._known_constant(starts, sizes)
+        found = best_splits(self.X, self.order, starts, sizes, self.stats, totals,
+                            self.criterion, min_samples_leaf=self.min_samples_leaf,
+                            min_weight_leaf=self.min_weight_leaf, has_missing=self.has_missing,
+                            options=self.options(starts, sizes), constant=constant)
+        self._constant = (starts, sizes, constant)
+        return found
+
+    def _known_constant(self, starts, sizes):
+        """The features known constant in each segment, (n_segments, n_features) bool.
+
+        A feature constant in a node is constant in its descendants: the rows
+        of the segments last searched follow them through :meth:`split` and
+        :meth:`keep`; other segments know none.
+        """
+        if self._constant is not None:
+            known_starts, known_sizes, constant = self._constant
+            if np.array_equal(known_starts, starts) and np.array_equal(known_sizes, sizes):
+                return constant
+        return np.zeros((starts.size, self.X.shape[1]), bool)
 
     def split(self, starts, sizes, found: SplitResult):
         """Partition every segment by ``found`` (every segment splits), in place."""
         left = goes_left(self.order, starts, sizes, found, self.X.shape[0])
         partition(self.order, starts, sizes, found.n_left, left)
+        constant = self._known_constant(starts, sizes)
+        child_sizes = np.column_stack([found.n_left, sizes - found.n_left]).ravel()
+        child_starts = np.concatenate(([0], np.cumsum(child_sizes)[:-1]))
+        self._constant = (child_starts, child_sizes, np.repeat(constant, 2, axis=0))
 
     def keep(self, mask):
         """Keep the positions where ``mask`` of shape (m,) is true."""
         self.order = _keep_columns(self.order, mask)
+        if self._constant is not None:      # whole segments are kept or dropped
+            starts, sizes, constant = self._constant
+            kept = mask[starts] if mask.size else np.zeros(starts.size, bool)
+            sizes = sizes[kept]
+            self._constant = (np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes,
+                              constant[kept])
 
     def window(self, start, size):
         """This splitter restricted to positions ``start : start + size`` (shared state)."""
         view = copy.copy(self)
         view.order = self.order[:, start:start + size]
+        view._constant = None
         return view
 
     def options(self, starts, sizes) -> SearchOptions:
