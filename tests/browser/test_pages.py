@@ -118,6 +118,9 @@ RAW_MARKUP = r"""
       const parent = node.parentElement;
       if (!parent || parent.closest("script, style, pre, code, kbd, textarea, mjx-container, .highlight, .math, .sig"))
         return NodeFilter.FILTER_REJECT;
+      // numpydoc's name of a ``**kwargs`` parameter, drawn in bold: "**arrays"
+      if (parent.matches("dt > strong") && /^\*{1,2}[A-Za-z_]\w*$/.test(node.textContent))
+        return NodeFilter.FILTER_REJECT;
       return NodeFilter.FILTER_ACCEPT;
     },
   });
