@@ -262,6 +262,26 @@ class Criterion:
         """
         raise NotImplementedError
 
+    @classmethod
+    def improvement(cls, totals, impurity, left, right, total_weight):
+        """Weighted impurity decrease W_t/W (i(t) - W_L/W_t i(L) - W_R/W_t i(R)).
+
+        What ``min_impurity_decrease`` is compared with, and the priority of
+        best-first growth: the decrease of impurity :math:`\\Delta i(s, t)` of
+        Breiman et al. (1984) weighted by the node's share of the weight, the
+        book's :math:`\\Delta R(t)`, as scikit-learn's
+        ``Criterion.impurity_improvement`` computes it.
+        ``totals``, ``left`` and ``right`` are node statistics (n_stats, n)
+        of ``n`` parents and their children, ``impurity`` the parents'
+        :math:`i(t)` (n,), ``total_weight`` the root's :math:`W`; returns (n,).
+        """
+        w_node = cls.weight(totals)
+        w_left, w_right = cls.weight(left), cls.weight(right)
+        impurity_left, impurity_right = cls.impurity(left), cls.impurity(right)
+        with np.errstate(invalid="ignore"):
+            return (w_node / total_weight) * (
+                impurity - w_right / w_node * impurity_right - w_left / w_node * impurity_left)
+
     @staticmethod
     def value(stats):
         """What leaves predict, from their statistics (n_stats, n_nodes).
@@ -555,23 +575,6 @@ class AbsoluteError(Criterion):
         return score.reshape(b, m)
 
 
-CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy}
-REGRESSION_CRITERIA = {"squared_error": SquaredError, "absolute_error": AbsoluteError,
-                       "poisson": Poisson}
-
-
-def get_criterion(name, *, classification: bool):
-    """The criterion class for ``name``; raises ``InvalidParameterError`` for an unknown name."""
-    from dtree.exceptions import InvalidParameterError
-
-    table = CLASSIFICATION_CRITERIA if classification else REGRESSION_CRITERIA
-    if not isinstance(name, str) or name not in table:
-        raise InvalidParameterError(
-            f"criterion must be one of {sorted(table)}, got {name!r}"
-        )
-    return table[name]
-
-
 class FriedmanMSE(SquaredError):
     r"""Squared error with Friedman's improvement score (scikit-learn's ``friedman_mse``).
 
@@ -610,5 +613,33 @@ class FriedmanMSE(SquaredError):
         with np.errstate(divide="ignore", invalid="ignore"):
             return diff * diff / (w_left * w_right)
 
+    @classmethod
+    def improvement(cls, totals, impurity, left, right, total_weight):
+        r"""Friedman's improvement :math:`w_L w_R (\bar y_L - \bar y_R)^2 / W_t`.
 
-REGRESSION_CRITERIA["friedman_mse"] = FriedmanMSE
+        scikit-learn's ``FriedmanMSE.impurity_improvement``, which
+        ``min_impurity_decrease`` is compared with: not divided by the total
+        weight :math:`W`, unlike the other criteria's decrease.
+        """
+        w_node, w_left, w_right = cls.weight(totals), cls.weight(left), cls.weight(right)
+        diff = w_right * left[1] - w_left * right[1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return diff * diff / (w_left * w_right * w_node)
+
+
+CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy}
+REGRESSION_CRITERIA = {"squared_error": SquaredError, "absolute_error": AbsoluteError,
+                       "poisson": Poisson, "friedman_mse": FriedmanMSE}
+
+
+def get_criterion(name, *, classification: bool):
+    """The criterion class for ``name``; raises ``InvalidParameterError`` for an unknown name."""
+    from dtree.exceptions import InvalidParameterError
+
+    table = CLASSIFICATION_CRITERIA if classification else REGRESSION_CRITERIA
+    if not isinstance(name, str) or name not in table:
+        raise InvalidParameterError(
+            f"criterion must be one of {sorted(table)}, got {name!r}"
+        )
+    return table[name]
+

@@ -82,16 +82,6 @@ def _exclusive_cumsum(sizes):
     return np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp)
 
 
-def _improvement(criterion, totals, impurity, left, right, total_weight):
-    """Weighted impurity decrease W_t/W (i(t) - W_L/W_t i(L) - W_R/W_t i(R))."""
-    w_node = criterion.weight(totals)
-    w_left, w_right = criterion.weight(left), criterion.weight(right)
-    impurity_left, impurity_right = criterion.impurity(left), criterion.impurity(right)
-    with np.errstate(invalid="ignore"):
-        return (w_node / total_weight) * (
-            impurity - w_right / w_node * impurity_right - w_left / w_node * impurity_left)
-
-
 def _can_split(params, depth, sizes, weights, impurity):
     return ((depth < params.max_depth)
             & (sizes >= params.min_samples_split)
@@ -174,8 +164,8 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         splitter.split(starts, sizes, found)
         child_sizes = np.column_stack([found.n_left, sizes - found.n_left]).ravel()
         child_totals = splitter.totals(_exclusive_cumsum(child_sizes))
-        gain = _improvement(criterion, totals, impurity, child_totals[:, 0::2],
-                            child_totals[:, 1::2], total_weight)
+        gain = criterion.improvement(totals, impurity, child_totals[:, 0::2],
+                                     child_totals[:, 1::2], total_weight)
         keep = ~(gain + EPSILON < params.min_impurity_decrease)
         if not keep.any():
             break
@@ -263,8 +253,8 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
         k = int(found.n_left[0])
         view.split(*segment, found)
         children = view.totals(np.array([0, k]))
-        gain = float(_improvement(criterion, totals, impurity, children[:, :1],
-                                  children[:, 1:], total_weight)[0])
+        gain = float(criterion.improvement(totals, impurity, children[:, :1],
+                                           children[:, 1:], total_weight)[0])
         if gain + EPSILON < params.min_impurity_decrease:
             return node_id
         node.update(split=found, gain=gain, children=children)

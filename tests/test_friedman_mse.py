@@ -84,11 +84,6 @@ def test_same_impurities_as_squared_error():
     np.testing.assert_allclose(ours.tree_.impurity, plain.tree_.impurity, rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "scikit-learn's FriedmanMSE.impurity_improvement, which min_impurity_decrease is "
-    "compared with, is w_L w_R / W_t (mean_L - mean_R)**2, not divided by the total "
-    "weight as for the other criteria; dtree's growth divides it (dtree/growth.py's "
-    "_improvement has no per-criterion hook yet)"))
 def test_min_impurity_decrease_matches_sklearn():
     X, _, y, _ = make_data(0)
     params = {"criterion": "friedman_mse", "min_impurity_decrease": 0.02}
