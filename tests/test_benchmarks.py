@@ -170,3 +170,29 @@ def test_real_data_benchmark_times_id3_and_c45_against_cart(tmp_path):
         assert float(row["cart_ratio"]) == pytest.approx(
             float(row["fit_s"]) / float(row["cart_fit_s"]), rel=1e-3)
         assert int(row["n_leaves"]) >= 2 and row["n_samples"] == "1500"
+
+
+def test_committed_real_data_runs_cover_the_grid():
+    """results_real.csv: one row per data set, criterion and depth of bench_real.py's grid."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_real
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    header, rows = read(BENCHMARKS / "results_real.csv")
+    assert header == bench_real.CSV_COLUMNS
+    sizes = {r["dataset"]: int(r["n_samples"]) for r in rows}
+    expected = [(name, criterion, str(depth)) for name in bench_real.DATASETS
+                for criterion in bench_real.criteria(name, "classification" if name in {
+                    r["dataset"] for r in rows if r["task"] == "classification"}
+                    else "regression", sizes[name])
+                for depth in bench_real.depths(name)]
+    assert [(r["dataset"], r["criterion"], r["max_depth"]) for r in rows] == expected
+    for row in rows:
+        check_ratios(row)
+        assert row["sklearn_version"] == PINNED_SKLEARN
+        assert (row["memory_ratio"] != "") == (int(row["n_samples"]) >= bench_real.MEMORY_MIN_N)
+    header, rows = read(BENCHMARKS / "results_multiway.csv")
+    assert header == bench_real.MULTIWAY_COLUMNS
+    assert [(r["estimator"], r["n_samples"], r["nominal_values"]) for r in rows] == [
+        ("ID3", "100000", "1000"), ("C4.5", "100000", "1000")]
