@@ -50,7 +50,7 @@ class Bunch(dict):
             return self[key]
         except KeyError:
             raise AttributeError(f"{type(self).__name__} has no key {key!r} "
-                                 f"(its keys are {sorted(self)})") from None
+                                 f"(its keys are {sorted(map(str, self))})") from None
 
     def __setstate__(self, state):
         # Pickles of old versions stored a __dict__; the keys are the state.

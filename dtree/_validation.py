@@ -91,13 +91,17 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """
     if sample_weight is None:
         return np.ones(n_samples)
-    if isinstance(sample_weight, numbers.Number):   # one weight for all, as in scikit-learn
+    if isinstance(sample_weight, numbers.Real):   # one weight for all, as in scikit-learn
         sample_weight = np.full(n_samples, sample_weight, dtype=float)
-    elif np.asarray(sample_weight).ndim == 0:     # (np.ndim would call __array_function__)
+    elif not isinstance(sample_weight, str) and np.asarray(sample_weight).ndim == 0:
+        # (np.ndim would call __array_function__); a real 0-d array is shown as a
+        # float, as scikit-learn shows it, anything else as it came
+        scalar = np.asarray(sample_weight)
+        shown = scalar.astype(float) if scalar.dtype.kind in "biuf" else scalar
         raise TypeError(
-            "sample_weight must be None, a number or 1-D of shape (n_samples,): Input should "
+            "sample_weight must be None, a real number or 1-D of shape (n_samples,): Input should "
             "have at least 1 dimension i.e. satisfy `len(x.shape) > 0`, got scalar "
-            f"`{np.asarray(sample_weight, dtype=float)!r}` instead.")
+            f"`{shown!r}` instead.")
     weight = as_float_array(sample_weight, "sample_weight", ndim=(1,))
     if weight.shape[0] != n_samples:
         raise ValueError(

@@ -52,11 +52,12 @@ def _with_sklearn():
     if both is None:
         from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
-        both = type("_SklearnNotFittedError", (NotFittedError, SklearnNotFittedError), {
+        made = type("_SklearnNotFittedError", (NotFittedError, SklearnNotFittedError), {
             "__module__": __name__,
             "__doc__": "dtree's NotFittedError, raised as a subclass of scikit-learn's too.",
         })
-        globals()["_SklearnNotFittedError"] = both
+        # setdefault: two threads that race here keep one class (pickles name it)
+        both = globals().setdefault("_SklearnNotFittedError", made)
     return both
 
 

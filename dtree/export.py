@@ -137,7 +137,10 @@ def _check_estimator(estimator):
         raise TypeError(f"decision_tree must be a fitted estimator, got {estimator!r}, which "
                         "is not an estimator instance")
     arrays = getattr(estimator, "tree_", None)
-    if getattr(arrays, "children_left", None) is None or getattr(arrays, "n_outputs", 1) != 1:
+    if getattr(arrays, "n_outputs", 1) != 1:
+        raise ValueError(f"decision_tree has {arrays.n_outputs} outputs; the exports of dtree "
+                         "draw single-output trees only")
+    if getattr(arrays, "children_left", None) is None:
         check_is_fitted(estimator, "root_")
 
 

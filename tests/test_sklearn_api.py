@@ -189,6 +189,12 @@ def test_scalar_sample_weight():
         DecisionTreeClassifier().fit(X, y, sample_weight=np.array(0))
     with pytest.raises(TypeError):
         sk.DecisionTreeClassifier().fit(X, y, sample_weight=np.array(0))   # as the oracle does
+    # not a real number: refused, naming the parameter and showing what came
+    for bad, shown in [("abc", "abc"), (np.array("x"), "array('x'"), (1 + 2j, "array(1.+2.j)"),
+                       (np.array(None), "array(None")]:
+        with pytest.raises(TypeError, match="sample_weight") as error:
+            DecisionTreeClassifier().fit(X, y, sample_weight=bad)
+        assert shown in str(error.value), str(error.value)
 
 
 def test_sparse_y_is_a_type_error():
@@ -242,3 +248,11 @@ def test_poisson_target_is_checked_before_its_length_as_in_sklearn():
 def test_n_outputs_():
     assert DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1]).n_outputs_ == 1
     assert DecisionTreeRegressor().fit([[0.0], [1.0]], [0.0, 1.0]).n_outputs_ == 1
+
+
+def test_bunch_with_a_key_that_is_not_a_string():
+    from dtree._base import Bunch
+
+    bunch = Bunch(ccp_alphas=[0.0])
+    bunch[1] = 2
+    assert not hasattr(bunch, "missing") and getattr(bunch, "missing", 7) == 7
