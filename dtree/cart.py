@@ -538,7 +538,7 @@ default="squared_error"
         Impurity: weighted variance (leaf value: the mean; "friedman_mse"
         ranks the splits by Friedman's improvement
         :math:`\\frac{w_L w_R}{w_L + w_R}(\\bar y_L - \\bar y_R)^2` instead,
-        :class:`dtree.criteria.FriedmanMSE`), mean absolute
+        Friedman (2001), eq. 35), mean absolute
         deviation :math:`\\frac{1}{W}\\sum_i w_i |y_i - \\tilde y|` from the
         weighted median :math:`\\tilde y` (leaf value: that median, the first
         value whose cumulative weight reaches half the total, or the midpoint

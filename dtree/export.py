@@ -319,7 +319,7 @@ def _node_label(view: _View, i: int, *, characters, feature_names, class_names, 
     multiway test), the impurity, the samples (a percentage of the root's
     with ``proportion``), the value (class counts, class fractions with
     ``proportion``, or the prediction) and the majority class (only with
-    ``class_names``).  Field names (``samples = ``) are written at every
+    ``class_names``).  Field names (``samples =``) are written at every
     node (``label="all"``), at the root only (``"root"``) or nowhere.
     Without ``feature_names`` a feature is ``x[j]``; with ``class_names=True``
     a class is ``y[k]``.
@@ -635,7 +635,7 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
         names its majority class; ``True`` writes ``y[k]``; ``None``
         leaves the class out.
     label : {"all", "root", "none"}, default="all"
-        Where to write the field names (``samples = ``, ...).
+        Where to write the field names (``samples =``, ...).
     filled : bool, default=False
         Fill the boxes as scikit-learn does, in its palette: a classifier's
         node in the colour of its majority class over white at opacity
