@@ -1,13 +1,16 @@
-"""The public data sets on which dtree's C4.5 is compared with Release 8.
+"""The data sets on which dtree's C4.5 is compared with Release 8.
 
-Each yields ``(name, X, y)`` with nominal columns as strings (None where
+``data_sets()`` are public data; ``random_data_sets()`` are generated here,
+with 10 % of the values unknown.  Each yields ``(name, X, y)`` with nominal columns as strings (None where
 unknown) and numeric columns as floats (NaN where unknown), as both
 ``C45Classifier`` and ``oracle.run_c45`` read them.  Only data that ships
-with dtree or scikit-learn is used, so that the comparison runs anywhere.
+with dtree or scikit-learn, or that is generated from a seed, is used, so
+that the comparison runs anywhere.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 
@@ -35,3 +38,28 @@ def data_sets():
                          ("wine", load_wine), ("digits", load_digits)):
         data = loader(as_frame=True)
         yield name, data.data.astype(float), pd.Series(data.target.astype(str))
+
+
+def random_data_sets():
+    """Eleven random data sets with 10 % of the values unknown.
+
+    Three nominal and two numeric features (one of integers, with many
+    ties); 60 to 300 rows; two classes (even seeds) or three (odd seeds)
+    from a noisy score.  Unknown values give cases fractional weights below
+    the root, which is where float32 and float64 arithmetic part.
+    """
+    for seed in range(11):
+        rng = np.random.default_rng(100 + seed)
+        n = int(rng.integers(60, 300))
+        X = pd.DataFrame({"a": rng.choice(list("pqr"), n), "b": rng.choice(list("stuvw"), n),
+                          "x": rng.integers(0, 20, n).astype(float),
+                          "z": rng.normal(size=n).round(2), "c": rng.choice(list("gh"), n)})
+        score = X["x"] / 4 + 2 * (X["a"] == "p") + X["z"] + rng.normal(scale=1.5, size=n)
+        if seed % 2:
+            y = np.where(score > 4, "hi", np.where(score > 2, "mid", "lo"))
+        else:
+            y = np.where(score > 3, "hi", "lo")
+        X = X.astype(object).mask(rng.random(X.shape) < 0.1)
+        X["x"] = X["x"].astype(float)
+        X["z"] = X["z"].astype(float)
+        yield f"random {seed}", X, pd.Series(y)

@@ -1,4 +1,6 @@
-"""Write trees.json: Release 8's trees on the public data sets of data_sets.py.
+"""Write Release 8's trees: trees.json (public data) and trees_random.json.
+
+The data sets are those of data_sets.py.
 
 Needs the compiled program (README.md says how to build it); run from the
 repository root::
@@ -15,7 +17,7 @@ import sys
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
-from data_sets import SETTINGS, data_sets  # noqa: E402
+from data_sets import SETTINGS, data_sets, random_data_sets  # noqa: E402
 from oracle import run_c45  # noqa: E402
 
 
@@ -30,19 +32,24 @@ def _compact(tree):
     return out
 
 
-def main():
+def write_trees(sets, filename):
     trees = []
-    for name, X, y in data_sets():
+    for name, X, y in sets:
         for setting, (options, _) in SETTINGS.items():
             result = run_c45(X, y, **options)
             for kind in ("unpruned", "pruned"):
                 trees.append({"data": name, "setting": setting, "tree": kind,
                               "program": _compact(result["exact"][kind])})
-    path = HERE / "trees.json"
+    path = HERE / filename
     # One tree per line: small, and a changed tree is a one-line diff.
     lines = ",\n".join(json.dumps(t, separators=(",", ":")) for t in trees)
     path.write_text("[\n" + lines + "\n]\n")
     print(f"{len(trees)} trees written to {path}")
+
+
+def main():
+    write_trees(data_sets(), "trees.json")
+    write_trees(random_data_sets(), "trees_random.json")
 
 
 if __name__ == "__main__":
