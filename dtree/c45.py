@@ -52,7 +52,8 @@ RELEASE8_EPSILON = 1e-3
 
 #: Parameters that turn off every behaviour of Quinlan's program beyond the
 #: textbook rule: ``C45Classifier(**TEXTBOOK)`` grows the tree of the book's
-#: C4.5 chapter (Quinlan 1993, ch. 2-4, as stated there).
+#: C4.5 chapter (Quinlan 1993, ch. 2-4, with midpoint thresholds and without
+#: subtree raising).
 TEXTBOOK = {
     "threshold": "midpoint",
     "collapse": False,
@@ -170,7 +171,8 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         (:func:`dtree.pessimistic.added_errors`, ``AddErrs``) or the exact
         binomial bound of Quinlan's book (:func:`dtree.pessimistic.upper_error_rate`).
         The default follows the program, so that its pruned trees are
-        reproduced; the two differ by a few hundredths of an error per leaf.
+        reproduced; the two differ by a few hundredths of an error for small
+        leaves and by up to a few tenths for large ones.
     empty_branch : {"majority", "distribution"}, default="majority"
         A value with no training case at a node (or unseen in ``fit``):
         Release 8 classifies it by the node's majority class (its empty

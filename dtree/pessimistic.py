@@ -9,8 +9,8 @@ so each rule inflates them before comparing a node with its subtree:
   node as a leaf are at most those of the subtree plus one standard error.
 * **Error-based pruning** (C4.5; Quinlan 1993, ch. 4) replaces the errors
   :math:`E` among :math:`N` cases of a leaf by :math:`N\,U_{CF}(E, N)`, the
-  upper limit of a one-sided binomial confidence interval with confidence
-  level ``CF``, and prunes when the node as a leaf is predicted to make no
+  upper limit of a one-sided binomial confidence interval at level
+  :math:`1 - CF` (``CF`` is the confidence factor), and prunes when the node as a leaf is predicted to make no
   more errors than its subtree.
 
 The functions work on :class:`dtree.tree.Node` trees whose ``value`` holds the
@@ -106,7 +106,8 @@ def upper_error_rate(errors, n, confidence_factor=0.25) -> float:
     -----
     C4.5's program computes the bound with approximations (a normal
     approximation with a continuity correction for :math:`E \ge 1`), so its
-    figures can differ from these exact ones in the third decimal: for
+    figures can differ from these exact ones in the second or third decimal
+    (:math:`U_{25\%}(3, 5)`: 0.819 against 0.806): for
     :math:`E = 0` they agree, but Quinlan's book prints
     :math:`U_{25\%}(1, 16) = 0.157` where the exact bound is 0.160.
 
