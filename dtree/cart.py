@@ -40,7 +40,9 @@ from dtree._validation import (
     check_float_param,
     check_int_param,
     check_is_fitted,
+    check_feature_names,
     check_max_features,
+    check_n_features,
     check_n_targets,
     check_numeric_predict_X,
     check_numeric_X,
@@ -56,6 +58,13 @@ from dtree._validation import (
 from dtree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, get_criterion
 from dtree.growth import GrowthParams, grow_best_first, grow_depth_first
 from dtree.pruning import cost_complexity_path, prune_to_alpha
+from dtree.sparse import (
+    SparseRandomSplitter,
+    SparseSplitter,
+    check_sparse_X,
+    is_sparse,
+    sparse_apply,
+)
 from dtree.tree import TreeArrays
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
@@ -112,8 +121,10 @@ class _BaseDecisionTree(BaseEstimator):
         )
 
     def _input_tags(self):
-        # NaN is a missing value for every criterion but the absolute error
-        return {"allow_nan": missing_values_unsupported(self.criterion) is None}
+        # NaN is a missing value for every criterion but the absolute error;
+        # sparse X is read without densifying (dtree.sparse)
+        return {"allow_nan": missing_values_unsupported(self.criterion) is None,
+                "sparse": True}
 
     # -- fitting -----------------------------------------------------------------
 
@@ -129,7 +140,11 @@ class _BaseDecisionTree(BaseEstimator):
         names = feature_names_of(X)
         # The caller's array itself if it is float32/float64 (read, never
         # written: no copy of X is made for the fit), else a float32 copy.
-        X_fit = check_numeric_X(X, missing_error=missing_values_unsupported(criterion.name))
+        sparse = is_sparse(X)
+        if sparse:              # a private CSC copy, never densified (dtree.sparse)
+            X_fit = check_sparse_X(X, fmt="csc")
+        else:
+            X_fit = check_numeric_X(X, missing_error=missing_values_unsupported(criterion.name))
         n_samples, n_features = X_fit.shape
         target = self._encode_target(y, n_samples, criterion)
         n_outputs = 1 if target.ndim == 1 else target.shape[1]   # 1: y is 1-D (checked)
@@ -164,10 +179,14 @@ class _BaseDecisionTree(BaseEstimator):
         keep = weight > 0
         if not keep.all():
             X_fit, target, weight = X_fit[keep], target[keep], weight[keep]
+            if sparse:
+                X_fit = check_sparse_X(X_fit, fmt="csc")     # canonical again
         stats = criterion.sample_stats(target, weight, getattr(self, "n_classes_", None))
         del target, weight       # in stats now; free them for the growth
         grow = grow_depth_first if params.max_leaf_nodes is None else grow_best_first
-        grown = grow(X_fit, stats, criterion, params, rng)
+        grown = grow(X_fit, stats, criterion, params, rng,
+                     splitter=(SparseRandomSplitter if self.splitter == "random"
+                               else SparseSplitter) if sparse else None)
         del X_fit, stats         # the per-sample arrays are not needed to assemble the tree
         arrays = self._tree_arrays(grown, criterion, n_features, n_outputs)
         if ccp_alpha > 0:
@@ -209,6 +228,11 @@ class _BaseDecisionTree(BaseEstimator):
 
     def _check_predict_X(self, X):
         check_is_fitted(self, "tree_")
+        if is_sparse(X):        # a private CSR copy, never densified (dtree.sparse)
+            check_feature_names(self, X)
+            X = check_sparse_X(X, fmt="csr")
+            check_n_features(X.shape[1], self)
+            return X
         return check_numeric_predict_X(
             self, X, missing_error=missing_values_unsupported(self.criterion))
 
@@ -236,6 +260,8 @@ class _BaseDecisionTree(BaseEstimator):
             For non-numeric or sparse ``X``.
         """
         X32 = self._check_predict_X(X)
+        if is_sparse(X32):
+            return sparse_apply(self.tree_, X32)
         return self.tree_.apply(X32)
 
     def decision_path(self, X):

@@ -465,6 +465,10 @@ class TreeArrays:
         ``flat[i * d + feature[t]]`` in C order, ``flat[i + n * feature[t]]``
         in Fortran order (pandas 3's DataFrames), so that neither is copied.
         """
+        from dtree.sparse import check_sparse_X, is_sparse, sparse_apply
+
+        if is_sparse(X):            # never densified: dtree.sparse
+            return sparse_apply(self, check_sparse_X(X, fmt="csr"))
         X = np.asarray(X)
         if X.dtype.kind != "f":     # integers, objects: compared as float64 (and NaN found)
             X = X.astype(np.float64)
@@ -510,8 +514,14 @@ class TreeArrays:
         """Sparse indicator (CSR) of shape (n_samples, node_count) of the nodes each row visits."""
         from scipy.sparse import csr_matrix
 
-        X = np.asarray(X)
-        steps = list(self._walk(X))
+        from dtree.sparse import check_sparse_X, is_sparse, sparse_apply
+
+        if is_sparse(X):            # never densified: dtree.sparse
+            X = check_sparse_X(X, fmt="csr")
+            steps = sparse_apply(self, X, path=True)
+        else:
+            X = np.asarray(X)
+            steps = list(self._walk(X))
         r = np.concatenate([rows for rows, _ in steps])
         c = np.concatenate([nodes for _, nodes in steps])
         order = np.lexsort((c, r))

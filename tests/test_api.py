@@ -169,19 +169,25 @@ def test_unknown_parameter_values_name_the_parameter(cls):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
-def test_sparse_and_complex_X_are_refused(cls):
+def test_sparse_X_is_refused_by_id3_and_c45_and_complex_by_all(cls):
     import scipy.sparse
 
     X, y = data_for(cls)
     numbers = np.arange(len(y) * 2, dtype=float).reshape(-1, 2)
+    cart = cls in (DecisionTreeClassifier, DecisionTreeRegressor)   # tests/test_sparse.py
     for sparse in (scipy.sparse.csr_matrix(numbers), scipy.sparse.csr_array(numbers)):
-        with pytest.raises(TypeError, match="sparse input is not supported"):
-            cls().fit(sparse, y)
+        if cart:
+            np.testing.assert_array_equal(cls().fit(sparse, y).predict(sparse),
+                                          cls().fit(numbers, y).predict(numbers))
+        else:
+            with pytest.raises(TypeError, match="sparse input is not supported"):
+                cls().fit(sparse, y)
     with pytest.raises(ValueError, match="Complex data not supported"):
         cls().fit(numbers + 1j, y)
     est = cls().fit(X.to_numpy(), y)
-    with pytest.raises(TypeError, match="sparse input is not supported"):
-        est.predict(scipy.sparse.csr_matrix(numbers))
+    if not cart:
+        with pytest.raises(TypeError, match="sparse input is not supported"):
+            est.predict(scipy.sparse.csr_matrix(numbers))
     with pytest.raises(ValueError, match="Complex data not supported"):   # never dropped silently
         est.predict(np.ones(X.shape) + 1j)
 

@@ -1,0 +1,531 @@
+"""Sparse ``X`` for CART: the split search on CSC, the descent on CSR, never densified.
+
+A bag-of-words matrix of :math:`10^5` documents and :math:`10^5` words at
+0.1 % density holds :math:`10^7` values; dense, it would hold
+:math:`10^{10}`.  So a sparse ``X`` is never converted to a dense array.
+The split search (:class:`SparseSplitter`, the interface of
+:class:`dtree.splitting.BestSplitter`) reads only the stored values of the
+node's samples: in a node, the zeros of a feature are one run of tied
+values, so the sorted sequence of a feature is
+
+.. math::
+
+    \\underbrace{x_{(1)} \\le \\dots < 0}_{\\text{stored, negative}}
+    \\;<\\; \\underbrace{0, \\dots, 0}_{n_t - \\mathrm{nnz}}
+    \\;<\\; \\underbrace{0 < \\dots \\le x_{(\\mathrm{nnz})}}_{\\text{stored, positive}}
+
+and the zero run's statistics are the node's minus the stored values' (a
+feature with no stored value in a node is constant there and costs
+nothing).  The cuts, their left children and the tie rules are those of the
+dense search (:func:`dtree.splitting.reference_split`), so a tree grown on
+a sparse matrix is the tree grown on its dense copy.  This is
+scikit-learn's ``BestSparseSplitter`` (``sklearn/tree/_splitter.pyx``)
+written level-wise: per level, one gather of the stored values of the
+samples still splitting and one sort by (feature, node, value).
+
+Values are compared as float32 (as for dense ``X``); stored zeros are
+zeros; NaN is refused (as in scikit-learn, which supports missing values
+for dense ``X`` only).
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+
+import numpy as np
+
+from dtree.criteria import ClassWeights
+from dtree.splitting import (
+    FEATURE_THRESHOLD,
+    BestSplitter,
+    RandomSplitter,
+    SearchOptions,
+    SplitResult,
+    midpoint,
+    partition,
+    _proxy_at,
+    reference_split,
+)
+
+__all__ = ["SparseRandomSplitter", "SparseSplitter", "check_sparse_X", "is_sparse", "sparse_values"]
+
+#: Statistics cells (statistics x stored values) a sweep block holds at a time.
+SPARSE_BLOCK_CELLS = 1 << 22
+
+
+def is_sparse(X) -> bool:
+    """Whether ``X`` is a SciPy sparse matrix or array (without importing SciPy)."""
+    module = sys.modules.get("scipy.sparse")
+    return module is not None and module.issparse(X)
+
+
+def check_sparse_X(X, *, fmt, name="X"):
+    """A private float32 copy of the sparse ``X`` in format ``fmt`` ("csc" or "csr").
+
+    Indices sorted, explicit zeros removed, values checked: a complex dtype,
+    a non-numeric dtype, NaN, infinite values and values beyond float32's
+    range raise ``ValueError`` naming ``name``.  The caller's matrix is not
+    modified.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+    fmt : {"csc", "csr"}
+        CSC for the split search (a feature's values are contiguous), CSR for
+        the descent (a sample's values are).
+    name : str, default="X"
+
+    Returns
+    -------
+    scipy.sparse.csc_matrix or csr_matrix, float32
+    """
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D; got a sparse array of shape {X.shape}")
+    kind = np.dtype(X.dtype).kind
+    if kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {X.dtype}")
+    if kind not in "biuf":
+        raise ValueError(f"{name} must hold numbers; got a sparse matrix of dtype {X.dtype}")
+    converted = X.tocsc(copy=True) if fmt == "csc" else X.tocsr(copy=True)
+    import scipy.sparse as sp
+
+    out = (sp.csc_matrix if fmt == "csc" else sp.csr_matrix)(converted)
+    data = out.data
+    if data.dtype.kind == "f":
+        if np.isnan(data).any():
+            raise ValueError(f"Input {name} contains NaN; missing values are supported for "
+                             "dense X only (as in scikit-learn)")
+        if np.isinf(data).any():
+            raise ValueError(f"{name} contains infinite values; finite numbers are required")
+    with np.errstate(over="ignore"):
+        data32 = data.astype(np.float32)
+    if np.isinf(data32).any():
+        raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
+    out.data = data32
+    out.sum_duplicates()            # also sorts the indices
+    out.eliminate_zeros()           # a stored zero is a zero
+    return out
+
+
+def _entry_keys(X):
+    """Sorted int64 keys ``major * n_minor + minor`` of the stored entries (CSC or CSR)."""
+    n_minor = X.shape[0] if X.format == "csc" else X.shape[1]
+    major = np.repeat(np.arange(X.indptr.size - 1, dtype=np.int64), np.diff(X.indptr))
+    return major * n_minor + X.indices.astype(np.int64)
+
+
+def sparse_values(X, rows, cols, keys=None) -> np.ndarray:
+    """``X[rows[i], cols[i]]`` of a canonical CSC or CSR ``X``, float32 (0 if not stored).
+
+    One binary search per query in the sorted keys of the stored entries
+    (:func:`_entry_keys`; pass them as ``keys`` to reuse them).
+    """
+    if keys is None:
+        keys = _entry_keys(X)
+    rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
+    query = cols * X.shape[0] + rows if X.format == "csc" else rows * X.shape[1] + cols
+    at = np.searchsorted(keys, query)
+    inside = at < keys.size
+    found = np.zeros(query.shape, bool)
+    found[inside] = keys[at[inside]] == query[inside]
+    out = np.zeros(query.shape, np.float32)
+    out[found] = X.data[at[found]]
+    return out
+
+
+def _stats_of(stats, samples):
+    """The statistics of ``samples`` as a dense array of shape (n_stats, samples.size)."""
+    return stats.take(samples) if isinstance(stats, ClassWeights) else stats[:, samples]
+
+
+class SparseSplitter(BestSplitter):
+    """:class:`dtree.splitting.BestSplitter` on a sparse CSC ``X`` (:mod:`dtree.sparse`).
+
+    The positions hold the samples, segment after segment (``samples``);
+    :meth:`search` gathers the stored values of those samples, sorts them
+    by (feature, segment, value), and scores every cut of every feature
+    that has a stored value in a segment, the zero run included.  The same
+    draws (:meth:`options`) and the same tie rules as the dense search
+    (:class:`SparseRandomSplitter` draws the thresholds).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from dtree.criteria import Gini
+    >>> X = sp.csc_matrix(np.array([[0.0, 3.0], [1.0, 0.0], [0.0, 4.0], [2.0, 0.0]]))
+    >>> stats = Gini.sample_stats(np.array([1, 0, 1, 0]), np.ones(4), 2)
+    >>> splitter = SparseSplitter(Gini, stats).start(check_sparse_X(X, fmt="csc"))
+    >>> starts, sizes = np.array([0]), np.array([4])
+    >>> found = splitter.search(starts, sizes, splitter.totals(starts))
+    >>> found.feature, found.threshold, found.n_left
+    (array([0]), array([0.5]), array([2]))
+    """
+
+    def start(self, X, sort=None):
+        """Index the stored values of the canonical CSC ``X`` (:func:`check_sparse_X`)."""
+        n, d = X.shape
+        self.X, self.n_samples = X, n
+        self.has_missing = np.zeros(d, bool)
+        self._constant = None
+        self.keys = _entry_keys(X)                      # for the partition's lookups
+        col = np.repeat(np.arange(d, dtype=np.int64), np.diff(X.indptr))
+        row = X.indices.astype(np.int64)
+        # Each stored value's rank among its feature's values (ties: by sample).
+        by_value = np.lexsort((row, X.data, col))
+        rank = np.empty(col.size, np.int64)
+        rank[by_value] = np.arange(col.size) - X.indptr[col[by_value]]
+        # The same entries sample by sample (CSR order), for the gather.
+        by_row = np.argsort(row, kind="stable")
+        self.row_ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(row, minlength=n), out=self.row_ptr[1:])
+        self.entry_col, self.entry_rank = col[by_row], rank[by_row]
+        self.entry_value = X.data[by_row]
+        self.max_rank = int(np.diff(X.indptr).max(initial=0)) + 1
+        # The positions in the order of the first feature (ties: by sample), as
+        # the dense search keeps them (presort's row 0), so that a node's
+        # statistics are summed in the same order, to the same float.
+        first = np.zeros(n, np.float32)
+        first[X.indices[:X.indptr[1]]] = X.data[:X.indptr[1]]
+        self.samples = np.argsort(first, kind="stable").astype(np.intp)
+        # The stored values of the live samples sorted by (feature, segment,
+        # value), kept up to date by split and keep (the level-wise growth);
+        # None in a window (the best-first growth), which gathers instead.
+        self.entries = (col[by_value], row[by_value], X.data[by_value])
+        return self
+
+    def totals(self, starts):
+        return self.criterion.node_stats(self.stats, self.samples, starts)
+
+    def keep(self, mask):
+        if self.entries is not None:
+            alive = np.zeros(self.n_samples, bool)
+            alive[self.samples[mask]] = True
+            live = alive[self.entries[1]]
+            self.entries = tuple(a[live] for a in self.entries)
+        self.samples = self.samples[mask]
+
+    def window(self, start, size):
+        view = copy.copy(self)
+        view.samples = self.samples[start:start + size]     # a view: split writes through
+        view.entries = None
+        return view
+
+    def _segment_of_samples(self, starts, sizes):
+        segment = np.empty(self.n_samples, np.intp)
+        segment[self.samples] = np.repeat(np.arange(starts.size), sizes)
+        return segment
+
+    # -- the gather ----------------------------------------------------------
+
+    def _gather(self, starts, sizes):
+        """Stored values of the segments' samples, sorted by (feature, segment, value)."""
+        samples = self.samples
+        counts = self.row_ptr[samples + 1] - self.row_ptr[samples]
+        k = int(counts.sum())
+        before = np.cumsum(counts) - counts
+        # entry index of the j-th stored value of each sample, in position order
+        entry = np.arange(k) - np.repeat(before - self.row_ptr[samples], counts)
+        segment = np.repeat(np.repeat(np.arange(starts.size), sizes), counts)
+        col, rank = self.entry_col[entry], self.entry_rank[entry]
+        n_features = self.X.shape[1]
+        if n_features * starts.size * self.max_rank < 2**62:
+            order = np.argsort((col * starts.size + segment) * self.max_rank + rank)
+        else:                                   # keys would overflow int64
+            order = np.lexsort((rank, segment, col))
+        entry = entry[order]
+        return (self.entry_col[entry], segment[order], np.repeat(samples, counts)[order],
+                self.entry_value[entry])
+
+    @staticmethod
+    def _groups(col, segment):
+        """First and last index of each run of equal (feature, segment)."""
+        k = col.size
+        first = np.flatnonzero(np.r_[True, (col[1:] != col[:-1]) | (segment[1:] != segment[:-1])]) \
+            if k else np.zeros(0, np.intp)
+        last = np.r_[first[1:] - 1, k - 1] if k else np.zeros(0, np.intp)
+        return first, last
+
+    def options(self, starts, sizes, gathered=None) -> SearchOptions:
+        if self.rng is None:
+            return SearchOptions()
+        n_features = self.X.shape[1]
+        priority = self.rng.random((starts.size, n_features))
+        # The dense search ranks the priorities (argsort twice, O(d log d) per
+        # segment); comparing the priorities themselves orders the same way.
+        options = SearchOptions(feature_rank=priority)
+        if (self.max_features or n_features) < n_features or self.random_thresholds:
+            self._draw(options, priority, *self._ranges(starts, sizes, gathered))
+        return options
+
+    def _ranges(self, starts, sizes, gathered):
+        """Lowest and highest value of every feature in every segment, and constancy (S, d)."""
+        col, segment, _, value = gathered
+        first, last = self._groups(col, segment)
+        shape = (starts.size, self.X.shape[1])
+        lowest, highest = np.zeros(shape, np.float32), np.zeros(shape, np.float32)
+        seg, f = segment[first], col[first]
+        has_zero = sizes[seg] > last - first + 1
+        lowest[seg, f] = np.where(has_zero, np.minimum(value[first], 0), value[first])
+        highest[seg, f] = np.where(has_zero, np.maximum(value[last], 0), value[last])
+        constant = ~(highest > lowest + FEATURE_THRESHOLD)
+        return lowest, highest, constant
+
+    # -- the search ----------------------------------------------------------
+
+    def search(self, starts, sizes, totals):
+        """Each segment's best split (``feature == -1``: none)."""
+        if self.entries is None:
+            gathered = self._gather(starts, sizes)
+        else:
+            col, row, value = self.entries
+            gathered = (col, self._segment_of_samples(starts, sizes)[row], row, value)
+        options = self.options(starts, sizes, gathered)
+        n_segments = starts.size
+        best = SplitResult.empty(n_segments)
+        best_rank = np.full(n_segments, np.inf)
+        best_lower = np.zeros(n_segments)
+        col, segment, row, value = gathered
+        first, last = self._groups(col, segment)
+        if not first.size:
+            return best
+        # Blocks of whole groups, of at most SPARSE_BLOCK_CELLS statistics.
+        n_stats = self.stats.shape[0]
+        step = max(1, SPARSE_BLOCK_CELLS // max(n_stats, 1))
+        g = 0
+        while g < first.size:
+            end = int(np.searchsorted(first, first[g] + step, side="left"))
+            end = max(end, g + 1)
+            a, b = first[g], last[end - 1] + 1
+            block = (col[a:b], segment[a:b], row[a:b], value[a:b])
+            if self.criterion.additive:
+                cands = self._additive_candidates(block, first[g:end] - a,
+                                                  last[g:end] - a, sizes, totals,
+                                                  options.thresholds)
+            else:
+                cands = self._reference_candidates(block, first[g:end] - a,
+                                                   last[g:end] - a, starts, sizes,
+                                                   options.thresholds)
+            self._keep_best(cands, options, best, best_rank, best_lower)
+            g = end
+        found = best.feature >= 0
+        n_left = best.n_left
+        # No missing value in sparse X: NaN (at predict time) goes to the larger child.
+        best.update(found, cut=n_left[found],
+                    missing_go_to_left=n_left[found] > sizes[found] - n_left[found])
+        return best
+
+    def _additive_candidates(self, block, first, last, sizes, totals, thresholds=None):
+        """Every cut of the block's groups: segment, feature, left statistics, samples, gap.
+
+        A group is the sorted stored values of one feature in one segment;
+        its sequence is the negative values, the zero run (if the segment
+        has samples without a stored value), then the positive values.  With
+        ``thresholds`` (the random splitter's draws, shape (n_segments,
+        n_features)), the one cut of each group at its drawn threshold.
+        """
+        col, segment, row, value = block
+        k = col.size
+        seg, f = segment[first], col[first]
+        n_stored = last - first + 1
+        n_zero = sizes[seg] - n_stored                           # the zero run's samples
+        group = np.repeat(np.arange(first.size), n_stored)
+        # prefix[:, i]: the stored values up to i (of the block); `before`: up to the group
+        prefix = np.cumsum(_stats_of(self.stats, row), axis=1)
+        before = np.zeros((prefix.shape[0], first.size))
+        before[:, first > 0] = prefix[:, first[first > 0] - 1]
+        # the zero run: the node's statistics minus its stored values'
+        zero_stats = totals[:, seg] - (prefix[:, last] - before)
+        zero_stats[:, n_zero == 0] = 0.0
+        if thresholds is not None:
+            return self._drawn_candidates(value, first, group, seg, f, prefix - before[:, group],
+                                          zero_stats, n_zero, sizes, totals, thresholds[seg, f])
+        # A cut after entry i, to the next value of the sequence (0: the zero run).
+        is_last = np.zeros(k, bool)
+        is_last[last] = True
+        next_value = np.zeros(k, np.float32)
+        next_value[:-1] = value[1:]
+        to_zero = (value < 0) & (n_zero > 0)[group] & (is_last | (next_value > 0))
+        cut = np.flatnonzero(to_zero | (~is_last & (next_value > value + FEATURE_THRESHOLD)))
+        g, lower = group[cut], value[cut]
+        after_zeros = (lower > 0) & (n_zero[g] > 0)
+        left = prefix[:, cut] - before[:, g] + np.where(after_zeros, 1.0, 0.0) * zero_stats[:, g]
+        n_left = cut - first[g] + 1 + np.where(after_zeros, n_zero[g], 0)
+        upper = np.where(to_zero[cut], np.float32(0), next_value[cut])
+        # The cut after the zero run, where a positive value follows it.
+        n_negative = np.add.reduceat((value < 0).astype(np.intp), first)
+        z = np.flatnonzero((n_zero > 0) & (n_negative < n_stored))
+        last_negative = first[z] + n_negative[z] - 1
+        z_left = np.where(n_negative[z] > 0, prefix[:, last_negative] - before[:, z], 0.0) \
+            + zero_stats[:, z]
+        return {
+            "segment": np.concatenate([seg[g], seg[z]]),
+            "feature": np.concatenate([f[g], f[z]]),
+            "left": np.concatenate([left, z_left], axis=1),
+            "n_left": np.concatenate([n_left, n_negative[z] + n_zero[z]]),
+            "lower": np.concatenate([lower, np.zeros(z.size, np.float32)]),
+            "upper": np.concatenate([upper, value[last_negative + 1]]),
+            "sizes": sizes, "totals": totals,
+        }
+
+    @staticmethod
+    def _drawn_candidates(value, first, group, seg, f, prefix, zero_stats, n_zero, sizes,
+                          totals, threshold):
+        """The cut of each group at its drawn ``threshold`` (one per group).
+
+        ``prefix`` holds the statistics of the stored values up to each
+        entry, from the start of its group.
+        """
+        # stored values x <= threshold, then the zero run if 0 <= threshold
+        below = np.add.reduceat((value.astype(np.float64) <= threshold[group]).astype(np.intp),
+                                first)
+        zeros_left = threshold >= 0
+        left = np.where(below > 0, prefix[:, first + np.maximum(below - 1, 0)], 0.0) \
+            + np.where(zeros_left, zero_stats, 0.0)
+        n_left = below + np.where(zeros_left, n_zero, 0)
+        return {"segment": seg, "feature": f, "left": left, "n_left": n_left,
+                "lower": threshold, "threshold": threshold, "sizes": sizes, "totals": totals}
+
+    def _reference_candidates(self, block, first, last, starts, sizes, thresholds=None):
+        """A non-additive criterion (the absolute error): :func:`reference_split` per group."""
+        col, segment, row, value = block
+        out = {"segment": [], "feature": [], "proxy": [], "n_left": [], "lower": [],
+               "threshold": []}
+        for a, b in zip(first, last + 1):
+            s, f = int(segment[a]), int(col[a])
+            samples = self.samples[starts[s]:starts[s] + sizes[s]]
+            x = np.zeros(samples.size, np.float32)
+            sorter = np.argsort(samples)
+            x[sorter[np.searchsorted(samples, row[a:b], sorter=sorter)]] = value[a:b]
+            found = reference_split(x, _stats_of(self.stats, samples), self.criterion,
+                                    min_samples_leaf=self.min_samples_leaf,
+                                    min_weight_leaf=self.min_weight_leaf,
+                                    threshold=None if thresholds is None else thresholds[s, f])
+            if found is not None:
+                out["segment"].append(s)
+                out["feature"].append(f)
+                out["proxy"].append(found.proxy)
+                out["n_left"].append(found.n_left)
+                out["threshold"].append(found.threshold)
+                out["lower"].append(found.threshold)
+        ints = ("segment", "feature", "n_left")
+        return {name: np.array(values, dtype=np.intp if name in ints else np.float64)
+                for name, values in out.items()}
+
+    def _keep_best(self, cands, options, best, best_rank, best_lower):
+        """Replace ``best`` where a candidate scores higher (ties: lower rank, then lower cut)."""
+        seg, f, n_left = cands["segment"], cands["feature"], cands["n_left"]
+        threshold = cands.get("threshold")
+        if "proxy" in cands:                    # scored already (reference_split)
+            proxy = cands["proxy"]
+            allowed = np.ones(seg.size, bool)
+        else:
+            sizes, totals = cands["sizes"], cands["totals"]
+            allowed = (n_left >= self.min_samples_leaf) \
+                & (sizes[seg] - n_left >= self.min_samples_leaf)
+            proxy = np.full(seg.size, -np.inf)
+            if allowed.any():
+                proxy[allowed] = _proxy_at(self.criterion, cands["left"][:, allowed],
+                                           totals[:, seg[allowed]], self.min_weight_leaf)
+        if options.feature_mask is not None:
+            proxy[~options.feature_mask[seg, f]] = -np.inf
+        # each segment's largest proxy, and the candidates reaching it
+        top = np.full(best.proxy.size, -np.inf)
+        np.maximum.at(top, seg, proxy)
+        at = np.flatnonzero((proxy == top[seg]) & (proxy > -np.inf))
+        if not at.size:
+            return
+        seg, f, proxy, n_left = seg[at], f[at], proxy[at], n_left[at]
+        lower = cands["lower"][at].astype(np.float64)
+        rank = f if options.feature_rank is None else options.feature_rank[seg, f]
+        # ties: the lowest rank, then the lowest cut (the first in the feature's order)
+        order = np.lexsort((lower, f, rank, seg))
+        pick = order[np.r_[True, seg[order][1:] != seg[order][:-1]]]
+        s = seg[pick]
+        better = (proxy[pick] > best.proxy[s]) | ((proxy[pick] == best.proxy[s])
+                                                  & (rank[pick] < best_rank[s]))
+        pick, s = pick[better], s[better]
+        if not s.size:
+            return
+        if threshold is None:
+            at_value = midpoint(lower[pick], cands["upper"][at][pick].astype(np.float64))
+        else:
+            at_value = threshold[at][pick]
+        best_rank[s], best_lower[s] = rank[pick], lower[pick]
+        best.update(s, feature=f[pick], threshold=at_value, n_left=n_left[pick],
+                    proxy=proxy[pick])
+
+    # -- the partition -------------------------------------------------------
+
+    def split(self, starts, sizes, found: SplitResult):
+        """Partition every segment by ``found``: left samples first, both in their order."""
+        samples = self.samples
+        feature = np.repeat(found.feature, sizes)
+        values = sparse_values(self.X, samples, feature, self.keys).astype(np.float64)
+        goes_left = np.zeros(self.n_samples, bool)
+        goes_left[samples] = values <= np.repeat(found.threshold, sizes)   # x <= threshold
+        if self.entries is not None:
+            self._partition_entries(self._segment_of_samples(starts, sizes), goes_left)
+        partition(samples[None, :], starts, sizes, found.n_left, goes_left)
+
+    def _partition_entries(self, segment_of, goes_left):
+        """Stably move, in every (feature, segment) run, the entries going left first.
+
+        The runs (feature, segment) become (feature, left child) and
+        (feature, right child), each still sorted by value: the entries'
+        order for the children's segments, laid out left, right.
+        """
+        col, row, value = self.entries
+        k = col.size
+        if not k:
+            return
+        segment = segment_of[row]
+        right = ~goes_left[row]
+        starts_run = np.r_[True, (col[1:] != col[:-1]) | (segment[1:] != segment[:-1])]
+        first = np.flatnonzero(starts_run)
+        run = np.cumsum(starts_run) - 1
+        n_right = np.cumsum(right)                              # rights up to each entry
+        right_before_run = np.where(first > 0, n_right[first - 1], 0)
+        size = np.diff(np.r_[first, k])
+        n_left_run = size - (n_right[np.r_[first[1:], k] - 1] - right_before_run)
+        rights_before = n_right - right - right_before_run[run]     # in the run, before it
+        lefts_before = np.arange(k) - first[run] - rights_before
+        where = first[run] + np.where(right, n_left_run[run] + rights_before, lefts_before)
+        moved = np.empty(k, np.intp)
+        moved[where] = np.arange(k)
+        self.entries = (col[moved], row[moved], value[moved])
+
+
+class SparseRandomSplitter(SparseSplitter, RandomSplitter):
+    """:class:`dtree.splitting.RandomSplitter` (one drawn threshold per feature) on sparse ``X``.
+
+    The same draws as on the dense copy of ``X`` (the lowest and highest
+    value of a feature in a node count its zeros), so the same tree.
+    """
+
+
+def sparse_apply(tree, X, *, path=False):
+    """Leaf reached by each row of the canonical CSR ``X`` (or the visited nodes, ``path``).
+
+    Rows descend together one level per step; row ``i`` at node ``t`` reads
+    ``X[i, feature[t]]`` with :func:`sparse_values` (0 if not stored).
+    Returns the leaf ids of shape (n_samples,), or with ``path`` the pairs
+    (rows, nodes) of every visit.
+    """
+    keys = _entry_keys(X)
+    n = X.shape[0]
+    node = np.zeros(n, dtype=np.intp)
+    rows = np.arange(n)
+    visits = [(rows, node[rows])]
+    while rows.size:
+        current = node[rows]
+        inner = tree.children_left[current] >= 0
+        rows, current = rows[inner], current[inner]
+        if not rows.size:
+            break
+        values = sparse_values(X, rows, tree.feature[current], keys).astype(np.float64)
+        go_left = values <= tree.threshold[current]
+        node[rows] = np.where(go_left, tree.children_left[current], tree.children_right[current])
+        if path:
+            visits.append((rows, node[rows]))
+    return visits if path else node
