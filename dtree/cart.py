@@ -41,6 +41,7 @@ from dtree._validation import (
     check_int_param,
     check_is_fitted,
     check_max_features,
+    check_monotonic_cst,
     check_n_targets,
     check_numeric_predict_X,
     check_numeric_X,
@@ -112,8 +113,34 @@ class _BaseDecisionTree(BaseEstimator):
         )
 
     def _input_tags(self):
-        # NaN is a missing value for every criterion but the absolute error
-        return {"allow_nan": missing_values_unsupported(self.criterion) is None}
+        # NaN is a missing value for every criterion but the absolute error,
+        # without monotonicity constraints
+        return {"allow_nan": self._missing_error() is None}
+
+    def _missing_error(self, criterion_name=None):
+        """Why NaN in X is refused (the criterion, monotonic_cst), or None."""
+        return missing_values_unsupported(criterion_name or self.criterion,
+                                          getattr(self, "monotonic_cst", None))
+
+    def _monotonic_cst(self, y, n_features):
+        """``monotonic_cst`` checked, as GrowthParams takes it (int8, or None).
+
+        scikit-learn's rules (``BaseDecisionTree._fit``): one output only, one
+        of -1, 0, 1 per feature, and a classifier of two classes at most.  A
+        classifier's constraint is on the probability of ``classes_[1]``; the
+        growth constrains the fraction of ``classes_[0]``
+        (:meth:`dtree.criteria.Gini.monotonic_value`), so the signs are
+        flipped, as scikit-learn does.
+        """
+        if self.monotonic_cst is None:
+            return None
+        monotonic_cst = check_monotonic_cst(self.monotonic_cst, n_features, type(self).__name__)
+        if self._classification:
+            if self.n_classes_ > 2:
+                raise ValueError("Monotonicity constraints are not supported with multiclass "
+                                 "classification")
+            monotonic_cst = -monotonic_cst      # on the fraction of classes_[0]
+        return monotonic_cst
 
     # -- fitting -----------------------------------------------------------------
 
@@ -129,8 +156,10 @@ class _BaseDecisionTree(BaseEstimator):
         names = feature_names_of(X)
         # The caller's array itself if it is float32/float64 (read, never
         # written: no copy of X is made for the fit), else a float32 copy.
-        X_fit = check_numeric_X(X, missing_error=missing_values_unsupported(criterion.name))
+        X_fit = check_numeric_X(X, missing_error=self._missing_error(criterion.name))
         n_samples, n_features = X_fit.shape
+        if self.monotonic_cst is not None and np.ndim(y) == 2 and np.shape(y)[1] > 1:
+            raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
         target = self._encode_target(y, n_samples, criterion)
         n_outputs = 1 if target.ndim == 1 else target.shape[1]   # 1: y is 1-D (checked)
         weight = check_sample_weight(sample_weight, n_samples)
@@ -150,6 +179,7 @@ class _BaseDecisionTree(BaseEstimator):
         params = self._validated_params(n_samples, weight.sum())
         max_features = check_max_features(self.max_features, n_features, owner)
         params.max_features, params.splitter = max_features, self.splitter
+        params.monotonic_cst = self._monotonic_cst(y, n_features)
         rng = random_generator(self.random_state, owner=owner,
                                needed=max_features < n_features or self.splitter == "random")
 
@@ -196,6 +226,8 @@ class _BaseDecisionTree(BaseEstimator):
         else:                                             # (node_count, 1, 1)
             value = np.array(criterion.value(stats.T).T.reshape(per_output))
         del stats
+        if grown.bounds is not None:
+            _clip_node_values(value, grown.bounds)
         return TreeArrays(
             **grown.arrays,
             weighted_n_node_samples=weights,
@@ -209,8 +241,7 @@ class _BaseDecisionTree(BaseEstimator):
 
     def _check_predict_X(self, X):
         check_is_fitted(self, "tree_")
-        return check_numeric_predict_X(
-            self, X, missing_error=missing_values_unsupported(self.criterion))
+        return check_numeric_predict_X(self, X, missing_error=self._missing_error())
 
     def apply(self, X):
         """Index of the leaf that each sample reaches.
@@ -329,6 +360,24 @@ class _BaseDecisionTree(BaseEstimator):
         return Bunch(ccp_alphas=alphas, impurities=impurities)
 
 
+def _clip_node_values(value, bounds):
+    """Clip every node's value to its bounds, in place (monotonicity constraints).
+
+    scikit-learn's ``Criterion.clip_node_value``: the constrained value (a
+    regression's, or a binary classification's fraction of ``classes_[0]``)
+    is clipped to the node's ``[lower, upper]`` (``bounds`` of shape
+    (node_count, 2), :class:`dtree.growth.GrownTree`); a classification's
+    other fraction becomes ``1 - value[:, 0, 0]``, so that they sum to 1.
+    ``value`` has shape (node_count, 1, n_values).
+    """
+    lower, upper, constrained = bounds[:, 0], bounds[:, 1], value[:, 0, 0]
+    # v < lower: lower; else v > upper: upper (scikit-learn's order of the tests)
+    constrained[...] = np.where(constrained < lower, lower,
+                                np.where(constrained > upper, upper, constrained))
+    if value.shape[2] == 2:
+        value[:, 0, 1] = 1.0 - value[:, 0, 0]
+
+
 _SHARED_PARAMETERS = """
     splitter : {"best", "random"}, default="best"
         "best" scores every threshold of every feature; "random" draws one
@@ -368,6 +417,24 @@ default=None
         growing, prune every weakest link whose effective alpha is at most
         ``ccp_alpha``."""
 
+_MONOTONIC_CST = """
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonicity constraint on the prediction, %s, per
+        feature: 1, it may only increase with the feature; -1, only
+        decrease; 0, no constraint.  ``None``: no constraints.  As in
+        scikit-learn (>= 1.4), a split on a constrained feature is a
+        candidate only if its children's values (%s)
+        are in the constraint's order and within the node's bounds, which
+        the split halves at the average of its children's values; every
+        node's value is clipped to its bounds.  The predictions are then
+        monotonic along each constrained feature.  Raises ``ValueError`` if
+        ``monotonic_cst`` does not have one entry per feature or has an
+        entry other than -1, 0, 1, if ``X`` has missing values (NaN)%s;
+        ``InvalidParameterError`` if it is not an array-like.  Source:
+        scikit-learn's ``_splitter.pyx`` and ``_criterion.pyx``
+        (``check_monotonicity``, ``middle_value``, ``clip_node_value``) and
+        ``_tree.pyx`` (the bounds of the children)."""
+
 
 class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     __doc__ = """CART classification tree (Breiman et al. 1984), scikit-learn's API.
@@ -379,7 +446,9 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         the same as "entropy")."""  + _SHARED_PARAMETERS + """
     class_weight : dict, "balanced" or None, default=None
         Multiplies each sample's weight by the weight of its class;
-        "balanced" uses ``n_samples / (n_classes * count(class))``.
+        "balanced" uses ``n_samples / (n_classes * count(class))``.""" + _MONOTONIC_CST % (
+        "the probability of ``classes_[1]``", "their fractions of ``classes_[1]``",
+        ", or if\n        ``y`` has more than two classes or several outputs") + """
 
     Attributes
     ----------
@@ -421,7 +490,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0):
+                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
+                 monotonic_cst=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -434,6 +504,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.class_weight = class_weight
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def _encode_target(self, y, n_samples, criterion):
         codes, self.classes_ = encode(check_target(y, n_samples))
@@ -544,7 +615,9 @@ default="squared_error"
         value whose cumulative weight reaches half the total, or the midpoint
         of it and the next value if it reaches exactly half; Breiman et al.
         1984, section 8.11; no missing values), or half Poisson deviance (leaf
-        value: the mean; needs ``y >= 0``)."""  + _SHARED_PARAMETERS + """
+        value: the mean; needs ``y >= 0``)."""  + _SHARED_PARAMETERS + _MONOTONIC_CST % (
+        "the mean\n        (the median with ``criterion=\"absolute_error\"``)", "their means, or medians",
+        ", or if\n        ``y`` has several outputs") + """
 
     Attributes
     ----------
@@ -581,7 +654,7 @@ default="squared_error"
     def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, ccp_alpha=0.0):
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, monotonic_cst=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -593,6 +666,7 @@ default="squared_error"
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def _encode_target(self, y, n_samples, criterion):
         array = check_target(y, None, labels=False)
