@@ -198,13 +198,16 @@ class NodeSplit(NamedTuple):
 
 
 def reference_split(x, stats, criterion, *, min_samples_leaf=1, min_weight_leaf=0.0,
-                    threshold=None, missing_left=None):
+                    threshold=None, missing_left=None, monotonic_cst=0,
+                    bounds=(-np.inf, np.inf)):
     """The best split of one node on one feature: argsort, cumulative sums, proxy.
 
     ``x`` of shape (n,) holds the node's values of the feature (NaN: missing),
     ``stats`` of shape (n_stats, n) its samples' statistics (dense),
     ``criterion`` a :class:`dtree.criteria.Criterion`; ``threshold`` and
-    ``missing_left`` are the random splitter's draws.  Returns a
+    ``missing_left`` are the random splitter's draws; ``monotonic_cst``
+    (-1, 0 or 1) the feature's monotonicity constraint and ``bounds`` the
+    node's ``(lower, upper)`` (see :func:`best_splits`).  Returns a
     :class:`NodeSplit`, or None if no split is allowed.  It finds the split
     :func:`best_splits` finds, with the same tie rules (see the module
     docstring), in :math:`O(n)` array operations and a loop over candidates.
@@ -251,6 +254,10 @@ def reference_split(x, stats, criterion, *, min_samples_leaf=1, min_weight_leaf=
         weight = min(criterion.weight(left), criterion.weight(right))
         if min(n_left, n - n_left) < min_samples_leaf or weight < min_weight_leaf:
             continue
+        if monotonic_cst and not criterion.check_monotonicity(
+                monotonic_cst, *bounds, criterion.monotonic_value(left),
+                criterion.monotonic_value(right)):
+            continue
         with np.errstate(divide="ignore", invalid="ignore"):
             proxy = float(criterion.proxy(left[:, None], right[:, None])[0])
         if proxy > -np.inf and (best is None or proxy > best.proxy):   # ties: the first
@@ -262,12 +269,13 @@ def reference_split(x, stats, criterion, *, min_samples_leaf=1, min_weight_leaf=
 
 
 def reference_node_split(X, stats, criterion, *, feature_mask=None, feature_rank=None,
-                         thresholds=None, missing_left=None, **rules):
+                         thresholds=None, missing_left=None, monotonic_cst=None, **rules):
     """The best split of one node: :func:`reference_split` of every allowed feature.
 
     ``X`` of shape (n, n_features) holds the node's samples; the options are
-    rows of :class:`SearchOptions` (shape (n_features,)) and ``rules`` the
-    keywords ``min_samples_leaf`` and ``min_weight_leaf``.  The largest proxy
+    rows of :class:`SearchOptions` (shape (n_features,)), ``monotonic_cst``
+    the features' constraints (None: none) and ``rules`` the keywords
+    ``min_samples_leaf``, ``min_weight_leaf`` and ``bounds``.  The largest proxy
     wins, ties going to the lowest ``feature_rank`` (default: the lowest
     feature index).  Returns ``(feature, NodeSplit)``, or None.
     """
@@ -278,7 +286,8 @@ def reference_node_split(X, stats, criterion, *, feature_mask=None, feature_rank
         found = reference_split(
             X[:, f], stats, criterion, **rules,
             threshold=None if thresholds is None else thresholds[f],
-            missing_left=None if missing_left is None else missing_left[f])
+            missing_left=None if missing_left is None else missing_left[f],
+            monotonic_cst=0 if monotonic_cst is None else int(monotonic_cst[f]))
         rank = f if feature_rank is None else feature_rank[f]
         if found is not None and (best is None or found.proxy > best[2].proxy
                                   or (found.proxy == best[2].proxy and rank < best[1])):
@@ -1395,18 +1404,19 @@ class ReferenceSplitter(BestSplitter):
     """
 
     def search(self, starts, sizes, totals, bounds=None):
-        if self.monotonic_cst is not None:
-            raise NotImplementedError("ReferenceSplitter has no monotonicity constraints")
         options = self.options(starts, sizes)
+        constraints = {}
         found = SplitResult.empty(starts.size)
         for j, (start, size) in enumerate(zip(starts, sizes)):
             samples = np.sort(self.order[0, start:start + size]).astype(np.intp)
             stats = (self.stats.take(samples) if isinstance(self.stats, ClassWeights)
                      else self.stats[:, samples])
+            if bounds is not None:
+                constraints = {"monotonic_cst": self.monotonic_cst, "bounds": tuple(bounds[:, j])}
             best = reference_node_split(self.X[samples], stats, self.criterion,
                                         min_samples_leaf=self.min_samples_leaf,
                                         min_weight_leaf=self.min_weight_leaf,
-                                        **options.of_segment(j))
+                                        **options.of_segment(j), **constraints)
             if best is not None:
                 found.update([j], feature=best[0], **best[1]._asdict())
         return found
