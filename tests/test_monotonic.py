@@ -8,15 +8,20 @@ hand-computed example the bounds rule itself, and the bad inputs are refused
 in scikit-learn's words.
 """
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import tree as sk
 
+import dtree.cart
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
 from dtree.exceptions import InvalidParameterError
+from dtree.growth import grow_best_first, grow_depth_first
 from dtree.inspection import same_tree
+from dtree.splitting import RandomSplitter, ReferenceSplitter
 
 
 def make_data(seed, n=500, d=4):
@@ -301,3 +306,42 @@ def test_children_medians_are_the_medians_of_the_children(seed, sizes, weighted)
         expected = [segment_medians(y[part], w[part], np.array([0]))[1, 0]
                     for part in (left, right)]
         np.testing.assert_array_equal(medians[:, k], expected)
+
+
+class RandomReferenceSplitter(ReferenceSplitter, RandomSplitter):
+    """The reference search with the random splitter's thresholds."""
+
+
+@pytest.mark.parametrize("make, params", [
+    (DecisionTreeClassifier, {}),
+    (DecisionTreeClassifier, {"criterion": "entropy", "max_leaf_nodes": 12}),
+    (DecisionTreeClassifier, {"splitter": "random", "random_state": 1}),
+    (DecisionTreeRegressor, {}),
+    (DecisionTreeRegressor, {"criterion": "poisson", "max_leaf_nodes": 15}),
+    (DecisionTreeRegressor, {"criterion": "absolute_error", "max_depth": 5}),
+    (DecisionTreeRegressor, {"splitter": "random", "max_features": 2, "random_state": 2}),
+])
+@pytest.mark.parametrize("cst", [[1, -1, 0, 0], [0, 1, 1, -1]])
+def test_the_sweep_finds_the_reference_splitters_constrained_splits(monkeypatch, make, params,
+                                                                     cst):
+    """The vectorised sweep and :func:`dtree.splitting.reference_split` (one node, one
+    feature, a loop over cuts) reject the same cuts: the same trees, node for node."""
+    rng = np.random.default_rng(5)
+    n = 150
+    X = rng.integers(0, 12, size=(n, 4)) / 4.0
+    if make is DecisionTreeClassifier:
+        y = (X[:, 0] - X[:, 1] + rng.integers(0, 3, n) > 1).astype(int)
+    else:
+        y = np.round(X[:, 0] * 2 - X[:, 1] + rng.integers(0, 4, n)) + 3
+    weight = rng.integers(1, 5, n) / 2.0                    # exact sums
+    fast = make(monotonic_cst=cst, **params).fit(X, y, sample_weight=weight)
+    assert not same_tree(fast, make(**params).fit(X, y, sample_weight=weight))  # constrained
+    splitter = RandomReferenceSplitter if params.get("splitter") == "random" else ReferenceSplitter
+    for name, grow in [("grow_depth_first", grow_depth_first), ("grow_best_first", grow_best_first)]:
+        monkeypatch.setattr(dtree.cart, name, functools.partial(grow, splitter=splitter))
+    reference = make(monotonic_cst=cst, **params).fit(X, y, sample_weight=weight)
+    assert fast.tree_.node_count > 7
+    for name in ("children_left", "children_right", "feature", "threshold", "n_node_samples",
+                 "impurity", "value"):
+        np.testing.assert_array_equal(getattr(fast.tree_, name), getattr(reference.tree_, name),
+                                      err_msg=name)
