@@ -122,7 +122,7 @@ class _BaseDecisionTree(BaseEstimator):
         return missing_values_unsupported(criterion_name or self.criterion,
                                           getattr(self, "monotonic_cst", None))
 
-    def _monotonic_cst(self, y, n_features):
+    def _monotonic_cst(self, n_features):
         """``monotonic_cst`` checked, as GrowthParams takes it (int8, or None).
 
         scikit-learn's rules (``BaseDecisionTree._fit``): one output only, one
@@ -179,7 +179,7 @@ class _BaseDecisionTree(BaseEstimator):
         params = self._validated_params(n_samples, weight.sum())
         max_features = check_max_features(self.max_features, n_features, owner)
         params.max_features, params.splitter = max_features, self.splitter
-        params.monotonic_cst = self._monotonic_cst(y, n_features)
+        params.monotonic_cst = self._monotonic_cst(n_features)
         rng = random_generator(self.random_state, owner=owner,
                                needed=max_features < n_features or self.splitter == "random")
 

@@ -175,6 +175,9 @@ class Criterion:
     block_cells : int or None, default=None
         (feature, position) cells the sweep scores at once; ``None``:
         ``dtree.splitting.BLOCK_CELLS``.
+    MONOTONIC_ROW : int or None, default=None
+        The statistic whose ratio to the weight is :meth:`monotonic_value`
+        (read by the default :meth:`middle_value`).
     """
 
     name: str
@@ -182,6 +185,7 @@ class Criterion:
     additive = True
     n_swept = None
     block_cells = None
+    MONOTONIC_ROW = None
 
     @staticmethod
     def sample_stats(y, weight, n_classes=None):
