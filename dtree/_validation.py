@@ -544,12 +544,49 @@ def check_numeric_predict_X(estimator, X, *, missing_error=None) -> np.ndarray:
     return X32
 
 
-def missing_values_unsupported(criterion_name):
-    """Why NaN in X is refused with this criterion, or None if missing values are supported."""
+def missing_values_unsupported(criterion_name, monotonic_cst=None):
+    """Why NaN in X is refused with this criterion (and constraints), or None if it is not."""
+    if monotonic_cst is not None:
+        return ("monotonic_cst does not support missing values (as in scikit-learn); impute "
+                "them, or fit without monotonicity constraints")
     if criterion_name == "absolute_error":
         return ("criterion='absolute_error' does not support missing values (as in "
                 "scikit-learn); impute them, or use criterion='squared_error' or 'poisson'")
     return None
+
+
+def check_monotonic_cst(value, n_features, owner=None) -> np.ndarray:
+    """The parameter ``monotonic_cst`` as an int8 array of shape (n_features,).
+
+    scikit-learn's checks (``BaseDecisionTree._fit``) and words: an array-like
+    (else ``InvalidParameterError``) of one entry per feature, each -1, 0 or 1
+    (else ``ValueError``).
+
+    Examples
+    --------
+    >>> check_monotonic_cst([1, 0, -1], 3).tolist()
+    [1, 0, -1]
+    >>> check_monotonic_cst([1, 2], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: monotonic_cst must be None or an array-like of -1, 0 or 1, but got [1 2]
+    """
+    array_like = (not isinstance(value, (str, bytes)) and not np.isscalar(value)
+                  and (hasattr(value, "__len__") or hasattr(value, "shape")
+                       or hasattr(value, "__array__")))
+    if not array_like:
+        raise parameter_error("monotonic_cst", "an array-like or None", value, owner)
+    array = value.to_numpy() if isinstance(value, (pd.Series, pd.Index)) else np.asarray(value)
+    if array.ndim != 1:
+        raise ValueError(f"monotonic_cst must be 1-D of shape (n_features,) = ({n_features},), "
+                         f"got shape {array.shape}")
+    if array.shape[0] != n_features:
+        raise ValueError(f"monotonic_cst has shape {array.shape[0]} but the input data X has "
+                         f"{n_features} features.")
+    if not np.all(np.isin(array, (-1, 0, 1))):
+        raise ValueError("monotonic_cst must be None or an array-like of -1, 0 or 1, but got "
+                         f"{np.unique(array)}")
+    return array.astype(np.int8)
 
 
 def check_max_features(value, n_features, owner=None):

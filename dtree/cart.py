@@ -43,6 +43,7 @@ from dtree._validation import (
     check_feature_names,
     check_max_features,
     check_n_features,
+    check_monotonic_cst,
     check_n_targets,
     check_numeric_predict_X,
     check_numeric_X,
@@ -121,10 +122,35 @@ class _BaseDecisionTree(BaseEstimator):
         )
 
     def _input_tags(self):
-        # NaN is a missing value for every criterion but the absolute error;
-        # sparse X is read without densifying (dtree.sparse)
-        return {"allow_nan": missing_values_unsupported(self.criterion) is None,
-                "sparse": True}
+        # NaN is a missing value for every criterion but the absolute error,
+        # without monotonicity constraints; sparse X is read without
+        # densifying (dtree.sparse)
+        return {"allow_nan": self._missing_error() is None, "sparse": True}
+
+    def _missing_error(self, criterion_name=None):
+        """Why NaN in X is refused (the criterion, monotonic_cst), or None."""
+        return missing_values_unsupported(criterion_name or self.criterion,
+                                          getattr(self, "monotonic_cst", None))
+
+    def _monotonic_cst(self, n_features):
+        """``monotonic_cst`` checked, as GrowthParams takes it (int8, or None).
+
+        scikit-learn's rules (``BaseDecisionTree._fit``): one output only, one
+        of -1, 0, 1 per feature, and a classifier of two classes at most.  A
+        classifier's constraint is on the probability of ``classes_[1]``; the
+        growth constrains the fraction of ``classes_[0]``
+        (:meth:`dtree.criteria.Gini.monotonic_value`), so the signs are
+        flipped, as scikit-learn does.
+        """
+        if self.monotonic_cst is None:
+            return None
+        monotonic_cst = check_monotonic_cst(self.monotonic_cst, n_features, type(self).__name__)
+        if self._classification:
+            if self.n_classes_ > 2:
+                raise ValueError("Monotonicity constraints are not supported with multiclass "
+                                 "classification")
+            monotonic_cst = -monotonic_cst      # on the fraction of classes_[0]
+        return monotonic_cst
 
     # -- fitting -----------------------------------------------------------------
 
@@ -144,8 +170,10 @@ class _BaseDecisionTree(BaseEstimator):
         if sparse:              # a private CSC copy, never densified (dtree.sparse)
             X_fit = check_sparse_X(X, fmt="csc")
         else:
-            X_fit = check_numeric_X(X, missing_error=missing_values_unsupported(criterion.name))
+            X_fit = check_numeric_X(X, missing_error=self._missing_error(criterion.name))
         n_samples, n_features = X_fit.shape
+        if self.monotonic_cst is not None and np.ndim(y) == 2 and np.shape(y)[1] > 1:
+            raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
         target = self._encode_target(y, n_samples, criterion)
         n_outputs = 1 if target.ndim == 1 else target.shape[1]   # 1: y is 1-D (checked)
         weight = check_sample_weight(sample_weight, n_samples)
@@ -165,6 +193,7 @@ class _BaseDecisionTree(BaseEstimator):
         params = self._validated_params(n_samples, weight.sum())
         max_features = check_max_features(self.max_features, n_features, owner)
         params.max_features, params.splitter = max_features, self.splitter
+        params.monotonic_cst = self._monotonic_cst(n_features)
         rng = random_generator(self.random_state, owner=owner,
                                needed=max_features < n_features or self.splitter == "random")
 
@@ -215,6 +244,8 @@ class _BaseDecisionTree(BaseEstimator):
         else:                                             # (node_count, 1, 1)
             value = np.array(criterion.value(stats.T).T.reshape(per_output))
         del stats
+        if grown.bounds is not None:
+            _clip_node_values(value, grown.bounds)
         return TreeArrays(
             **grown.arrays,
             weighted_n_node_samples=weights,
@@ -233,8 +264,7 @@ class _BaseDecisionTree(BaseEstimator):
             X = check_sparse_X(X, fmt="csr")
             check_n_features(X.shape[1], self)
             return X
-        return check_numeric_predict_X(
-            self, X, missing_error=missing_values_unsupported(self.criterion))
+        return check_numeric_predict_X(self, X, missing_error=self._missing_error())
 
     def apply(self, X):
         """Index of the leaf that each sample reaches.
@@ -355,6 +385,24 @@ class _BaseDecisionTree(BaseEstimator):
         return Bunch(ccp_alphas=alphas, impurities=impurities)
 
 
+def _clip_node_values(value, bounds):
+    """Clip every node's value to its bounds, in place (monotonicity constraints).
+
+    scikit-learn's ``Criterion.clip_node_value``: the constrained value (a
+    regression's, or a binary classification's fraction of ``classes_[0]``)
+    is clipped to the node's ``[lower, upper]`` (``bounds`` of shape
+    (node_count, 2), :class:`dtree.growth.GrownTree`); a classification's
+    other fraction becomes ``1 - value[:, 0, 0]``, so that they sum to 1.
+    ``value`` has shape (node_count, 1, n_values).
+    """
+    lower, upper, constrained = bounds[:, 0], bounds[:, 1], value[:, 0, 0]
+    # v < lower: lower; else v > upper: upper (scikit-learn's order of the tests)
+    constrained[...] = np.where(constrained < lower, lower,
+                                np.where(constrained > upper, upper, constrained))
+    if value.shape[2] == 2:
+        value[:, 0, 1] = 1.0 - value[:, 0, 0]
+
+
 _SHARED_PARAMETERS = """
     splitter : {"best", "random"}, default="best"
         "best" scores every threshold of every feature; "random" draws one
@@ -394,6 +442,24 @@ default=None
         growing, prune every weakest link whose effective alpha is at most
         ``ccp_alpha``."""
 
+_MONOTONIC_CST = """
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        Monotonicity constraint on the prediction, %s, per
+        feature: 1, it may only increase with the feature; -1, only
+        decrease; 0, no constraint.  ``None``: no constraints.  As in
+        scikit-learn (>= 1.4), a split on a constrained feature is a
+        candidate only if its children's values (%s)
+        are in the constraint's order and within the node's bounds, which
+        the split halves at the average of its children's values; every
+        node's value is clipped to its bounds.  The predictions are then
+        monotonic along each constrained feature.  Raises ``ValueError`` if
+        ``monotonic_cst`` does not have one entry per feature or has an
+        entry other than -1, 0, 1, if ``X`` has missing values (NaN)%s;
+        ``InvalidParameterError`` if it is not an array-like.  Source:
+        scikit-learn's ``_splitter.pyx`` and ``_criterion.pyx``
+        (``check_monotonicity``, ``middle_value``, ``clip_node_value``) and
+        ``_tree.pyx`` (the bounds of the children)."""
+
 
 class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     __doc__ = """CART classification tree (Breiman et al. 1984), scikit-learn's API.
@@ -405,7 +471,9 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         the same as "entropy")."""  + _SHARED_PARAMETERS + """
     class_weight : dict, "balanced" or None, default=None
         Multiplies each sample's weight by the weight of its class;
-        "balanced" uses ``n_samples / (n_classes * count(class))``.
+        "balanced" uses ``n_samples / (n_classes * count(class))``.""" + _MONOTONIC_CST % (
+        "the probability of ``classes_[1]``", "their fractions of ``classes_[1]``",
+        ", or if\n        ``y`` has more than two classes or several outputs") + """
 
     Attributes
     ----------
@@ -447,7 +515,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     def __init__(self, *, criterion="gini", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0):
+                 min_impurity_decrease=0.0, class_weight=None, ccp_alpha=0.0,
+                 monotonic_cst=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -460,6 +529,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.class_weight = class_weight
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def _encode_target(self, y, n_samples, criterion):
         codes, self.classes_ = encode(check_target(y, n_samples))
@@ -570,7 +640,9 @@ default="squared_error"
         value whose cumulative weight reaches half the total, or the midpoint
         of it and the next value if it reaches exactly half; Breiman et al.
         1984, section 8.11; no missing values), or half Poisson deviance (leaf
-        value: the mean; needs ``y >= 0``)."""  + _SHARED_PARAMETERS + """
+        value: the mean; needs ``y >= 0``)."""  + _SHARED_PARAMETERS + _MONOTONIC_CST % (
+        "the mean\n        (the median with ``criterion=\"absolute_error\"``)", "their means, or medians",
+        ", or if\n        ``y`` has several outputs") + """
 
     Attributes
     ----------
@@ -607,7 +679,7 @@ default="squared_error"
     def __init__(self, *, criterion="squared_error", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_features=None, random_state=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, ccp_alpha=0.0):
+                 min_impurity_decrease=0.0, ccp_alpha=0.0, monotonic_cst=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -619,6 +691,7 @@ default="squared_error"
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def _encode_target(self, y, n_samples, criterion):
         array = check_target(y, None, labels=False)

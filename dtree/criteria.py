@@ -18,6 +18,9 @@ subclasses :class:`Criterion`, which declares what it provides:
   same order as the impurity decrease, but is cheaper to compute (the
   constant terms of the node are dropped);
 * ``value(...)`` -- what a leaf predicts;
+* ``monotonic_value``, ``middle_value``, ``check_monotonicity`` -- what
+  monotonicity constraints compare, scikit-learn's functions of the same
+  names in ``_criterion.pyx``;
 * ``additive``, ``n_swept``, ``block_cells`` -- how the sweep of
   :mod:`dtree.splitting` treats it.
 
@@ -172,6 +175,9 @@ class Criterion:
     block_cells : int or None, default=None
         (feature, position) cells the sweep scores at once; ``None``:
         ``dtree.splitting.BLOCK_CELLS``.
+    MONOTONIC_ROW : int or None, default=None
+        The statistic whose ratio to the weight is :meth:`monotonic_value`
+        (read by the default :meth:`middle_value`).
     """
 
     name: str
@@ -179,6 +185,7 @@ class Criterion:
     additive = True
     n_swept = None
     block_cells = None
+    MONOTONIC_ROW = None
 
     @staticmethod
     def sample_stats(y, weight, n_classes=None):
@@ -293,6 +300,47 @@ class Criterion:
         raise NotImplementedError
 
     @staticmethod
+    def monotonic_value(stats):
+        """The node value a monotonicity constraint bounds, shape ``stats.shape[1:]``.
+
+        ``stats`` of shape (n_stats, ...) are node statistics (at least the
+        first ``n_swept`` rows).  scikit-learn's ``Criterion.check_monotonicity``
+        compares these values of the two children of a split: the fraction of
+        the first class (classes_[0]) of a classification, the mean of a
+        regression, the median of the absolute error.
+        """
+        raise NotImplementedError
+
+    @classmethod
+    def middle_value(cls, left, right):
+        """The bound that a split on a constrained feature passes to its children, shape (n,).
+
+        scikit-learn's ``Criterion.middle_value``: the average of the two
+        children's :meth:`monotonic_value`, computed as
+        :math:`S_L / (2 W_L) + S_R / (2 W_R)` (a classification's :math:`S`: the
+        weight of the first class; a regression's: the weighted sum of y).
+        ``left`` and ``right`` are the children's statistics (n_stats, n).
+        """
+        return left[cls.MONOTONIC_ROW] / (2.0 * cls.weight(left)) \
+            + right[cls.MONOTONIC_ROW] / (2.0 * cls.weight(right))
+
+    @staticmethod
+    def check_monotonicity(monotonic_cst, lower, upper, value_left, value_right):
+        r"""Whether splits respect a monotonicity constraint and their node's bounds.
+
+        scikit-learn's ``Criterion._check_monotonicity`` (``_criterion.pyx``),
+        elementwise on broadcast arrays: both children's values lie in
+        :math:`[\text{lower}, \text{upper}]` and
+        :math:`(v_L - v_R) \cdot c \le 0` for the constraint :math:`c \in
+        \{-1, 0, 1\}` (1: the left child's value is at most the right's).
+        Returns a bool array (False where a value is NaN).
+        """
+        with np.errstate(invalid="ignore"):
+            return ((value_left >= lower) & (value_right >= lower)
+                    & (value_left <= upper) & (value_right <= upper)
+                    & ((value_left - value_right) * monotonic_cst <= 0))
+
+    @staticmethod
     def children_score(stats, O, starts, sizes, cand, min_weight_leaf=0.0):
         """A non-additive criterion's proxy at every candidate cut of a block, shape (b, m).
 
@@ -366,6 +414,15 @@ class Gini(Criterion):
     def value(counts):
         return counts
 
+    MONOTONIC_ROW = 0    # the weight of the first class
+
+    @staticmethod
+    def monotonic_value(counts):
+        # c_0 / W: the fraction of classes_[0] (scikit-learn constrains it, the
+        # sign of the constraint flipped, for the fraction of classes_[1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return counts[0] / counts.sum(axis=0)
+
 
 class Entropy(Gini):
     """Shannon entropy in bits on weighted class counts (Quinlan 1986)."""
@@ -423,6 +480,14 @@ class SquaredError(Criterion):
     @staticmethod
     def value(stats):
         return stats[1:2] / stats[0:1]
+
+    MONOTONIC_ROW = 1    # the weighted sum of y
+
+    @staticmethod
+    def monotonic_value(stats):
+        # S / W: the mean, sum_left[0] / weighted_n_left in scikit-learn
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return stats[1] / stats[0]
 
 
 class Poisson(SquaredError):
@@ -500,6 +565,16 @@ class AbsoluteError(Criterion):
         return stats[1:2]
 
     @staticmethod
+    def monotonic_value(stats):
+        """The weighted median (row 1 of the statistics (W, median, D))."""
+        return stats[1]
+
+    @staticmethod
+    def middle_value(left, right):
+        """scikit-learn's ``MAE.middle_value``: the children's medians' average."""
+        return (left[1] + right[1]) / 2
+
+    @staticmethod
     def proxy(left, right):
         """:math:`-(D_L + D_R)` from the children's (W, median, D), shape ``left.shape[1:]``.
 
@@ -573,6 +648,51 @@ class AbsoluteError(Criterion):
             ok = (W[:k] >= min_weight_leaf) & (W[k:] >= min_weight_leaf)
             score[idx] = np.where(ok, -(D[:k] + D[k:]), -np.inf)
         return score.reshape(b, m)
+
+
+    @staticmethod
+    def children_medians(stats, O, starts, sizes, row, p):
+        """The weighted medians of the two children of the cuts after positions ``p`` of rows ``row``.
+
+        The cut after position ``p`` of a segment of row ``row`` of ``O``
+        (shape (b, m), the segments ``starts``, ``sizes`` in the order of a
+        feature, as in :meth:`children_score`) makes ``[start, p]`` the left
+        and ``(p, end)`` the right child.  Returns an array of shape (2, k) for
+        the ``k`` cuts: the left and right children's medians, by the rule of
+        :func:`dtree.order_statistics.segment_medians` (scikit-learn's
+        ``WeightedMedianCalculator``): the lowest value whose cumulative
+        weight reaches :math:`W/2`, or the midpoint of it and the lowest
+        value whose cumulative weight exceeds :math:`W/2` if it reaches it
+        exactly.  The medians are what a monotonicity constraint compares
+        (scikit-learn's ``MAE.check_monotonicity``); both come from one
+        wavelet descent each (:func:`dtree.order_statistics.lowest_reaching`).
+        """
+        from dtree.order_statistics import lowest_reaching, segment_ranks
+
+        b, m = O.shape
+        by_y, local = segment_ranks(stats[1, O[0]], starts, sizes)
+        rank_of = np.empty(stats.shape[1], dtype=np.intp)
+        rank_of[O[0]] = local
+        y_by_rank = stats[1, O[0, by_y]]     # the target of rank x in segment c: [start_c + x]
+        weight, y = stats[0, O], stats[1, O]
+        prefix = np.zeros((b, m + 1))
+        np.cumsum(weight, axis=1, out=prefix[:, 1:])
+        seg = np.searchsorted(starts, p, side="right") - 1
+        start = starts[seg]
+        rows = np.tile(row, 2)
+        lo = np.concatenate([start, p + 1])               # left child [start, p], right (p, end)
+        hi = np.concatenate([p + 1, start + sizes[seg]])
+        half = (prefix[rows, hi] - prefix[rows, lo]) / 2.0     # W / 2 of each child
+        ranks = rank_of[O]
+        first, _, _ = lowest_reaching(ranks, weight, weight * y, rows, lo, hi, half)
+        # The lowest value whose cumulative weight exceeds W/2 (>= the next float).
+        after, _, _ = lowest_reaching(ranks, weight, weight * y, rows, lo, hi,
+                                      np.nextafter(half, np.inf))
+        base = np.tile(start, 2)
+        low, high = y_by_rank[base + first], y_by_rank[base + after]
+        # Exactly W/2 up to `first`: the midpoint with the next value.
+        median = np.where(after != first, (low + high) / 2.0, low)
+        return median.reshape(2, -1)
 
 
 class FriedmanMSE(SquaredError):

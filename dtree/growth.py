@@ -23,6 +23,14 @@ scikit-learn's depth-first builder does.  With ``max_leaf_nodes``,
 decrease (ties: the leaf created first) until the tree has ``max_leaf_nodes``
 leaves; nodes are numbered in creation order.
 
+With monotonicity constraints (``GrowthParams.monotonic_cst``) every node
+carries bounds :math:`[l, u]` on its value, :math:`[-\\infty, \\infty]` at the
+root, that the split search respects (:mod:`dtree.splitting`); a split on a
+constrained feature passes to its children the bounds of scikit-learn's tree
+builders (``_tree.pyx``), split at the middle value of the children
+(:func:`_child_bounds`), and the estimator clips every node's value to its
+bounds (:attr:`GrownTree.bounds`).
+
 Both fill the arrays declared in :data:`dtree.tree.NODE_FIELDS` generically:
 the ``"child"`` and ``"split"`` ones start at their leaf values, a split node
 takes each ``"split"`` array's value from the attribute of the same name of
@@ -57,6 +65,8 @@ class GrowthParams:
     max_leaf_nodes: int | None
     max_features: int | None = None      # None: all features
     splitter: str = "best"
+    # (n_features,) int8 in {-1, 0, 1}: constraints on Criterion.monotonic_value; None: none
+    monotonic_cst: np.ndarray | None = None
 
 
 @dataclass
@@ -66,11 +76,14 @@ class GrownTree:
     ``arrays`` holds, by name, every ``"child"`` and ``"split"`` array of
     :data:`dtree.tree.NODE_FIELDS` and the :data:`GROWN_NODE_FIELDS`, each of
     shape (node_count,); ``stats`` (node_count, n_stats) the criterion
-    statistics of each node (None once fit has made the other arrays from them).
+    statistics of each node (None once fit has made the other arrays from them);
+    ``bounds`` (node_count, 2), with monotonicity constraints, the lower and
+    upper bound of each node's value (to which its value is clipped), else None.
     """
 
     arrays: dict
     stats: np.ndarray
+    bounds: np.ndarray | None = None
 
 
 def _leaf_nodes(n_nodes):
@@ -90,6 +103,34 @@ def _can_split(params, depth, sizes, weights, impurity):
             & (impurity > EPSILON))
 
 
+def _child_bounds(criterion, monotonic_cst, feature, bounds, left, right):
+    """The bounds of the children of split nodes, shape (2, 2 n): left, right, left, right, ...
+
+    scikit-learn's rule (``_tree.pyx``, both tree builders): with the middle
+    value :math:`m` of the split (:meth:`dtree.criteria.Criterion.middle_value`
+    of the children's statistics ``left``, ``right`` (n_stats, n)) and the
+    node's bounds :math:`[l, u]` (``bounds`` (2, n)), a split on a feature
+    with an increasing constraint gives the left child :math:`[l, m]` and the
+    right child :math:`[m, u]`, a decreasing one :math:`[m, u]` and
+    :math:`[l, m]`, an unconstrained one :math:`[l, u]` to both.
+    """
+    lower, upper = bounds
+    sign = monotonic_cst[feature]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        middle = criterion.middle_value(left, right)
+    left_bounds = [np.where(sign == -1, middle, lower), np.where(sign == 1, middle, upper)]
+    right_bounds = [np.where(sign == 1, middle, lower), np.where(sign == -1, middle, upper)]
+    return np.stack([np.column_stack([lo, hi]).ravel()
+                     for lo, hi in zip(left_bounds, right_bounds)])
+
+
+def _search(splitter, starts, sizes, totals, bounds):
+    """``splitter.search``, with the segments' bounds if there are monotonicity constraints."""
+    if bounds is None:
+        return splitter.search(starts, sizes, totals)
+    return splitter.search(starts, sizes, totals, bounds=bounds)
+
+
 def _splitter(X, stats, criterion, params, rng, kind=None):
     """The split search (:class:`dtree.splitting.BestSplitter`'s interface), started on ``X``.
 
@@ -98,9 +139,10 @@ def _splitter(X, stats, criterion, params, rng, kind=None):
     """
     if kind is None:
         kind = RandomSplitter if params.splitter == "random" else BestSplitter
+    constraints = {} if params.monotonic_cst is None else {"monotonic_cst": params.monotonic_cst}
     splitter = kind(criterion, stats, min_samples_leaf=params.min_samples_leaf,
                     min_weight_leaf=params.min_weight_leaf, max_features=params.max_features,
-                    rng=rng)
+                    rng=rng, **constraints)
     return splitter.start(X, sort=presort)
 
 
@@ -131,6 +173,9 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
     totals = splitter.totals(starts)
     total_weight = float(criterion.weight(totals)[0])
     impurity = criterion.impurity(totals)
+    # With monotonicity constraints: each open node's [lower, upper] value, (2, n_nodes).
+    monotonic_cst = params.monotonic_cst
+    bounds = None if monotonic_cst is None else np.array([[-np.inf], [np.inf]])
     depth = 0
     levels = []          # per level: dict of arrays, nodes in creation order
     next_id = 0
@@ -139,6 +184,8 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         next_id += sizes.size
         level = {"ids": ids, "n_node_samples": sizes.copy(), "stats": totals.T,
                  "impurity": impurity, **_leaf_nodes(sizes.size)}
+        if bounds is not None:
+            level["bounds"] = bounds.T
         levels.append(level)
         open_ = _can_split(params, depth, sizes, criterion.weight(totals), impurity)
         if not open_.any():
@@ -147,9 +194,10 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         if not open_.all():
             splitter.keep(np.repeat(open_, sizes))
             sizes, totals, impurity = sizes[open_], totals[:, open_], impurity[open_]
+            bounds = None if bounds is None else bounds[:, open_]
         where = np.flatnonzero(open_)
         starts = _exclusive_cumsum(sizes)
-        found = splitter.search(starts, sizes, totals)
+        found = _search(splitter, starts, sizes, totals, bounds)
         split = found.feature >= 0
         if not split.any():
             break
@@ -158,6 +206,7 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         if not split.all():
             splitter.keep(np.repeat(split, sizes))
             sizes, totals, impurity = sizes[split], totals[:, split], impurity[split]
+            bounds = None if bounds is None else bounds[:, split]
             found = found.select(split)
         where = where[split]
         starts = _exclusive_cumsum(sizes)
@@ -169,10 +218,14 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         keep = ~(gain + EPSILON < params.min_impurity_decrease)
         if not keep.any():
             break
+        if bounds is not None:
+            bounds = _child_bounds(criterion, monotonic_cst, found.feature, bounds,
+                                   child_totals[:, 0::2], child_totals[:, 1::2])
         if not keep.all():  # too small a decrease: the node stays a leaf
             kept_children = np.repeat(keep, 2)
             splitter.keep(np.repeat(kept_children, child_sizes))
             child_sizes, child_totals = child_sizes[kept_children], child_totals[:, kept_children]
+            bounds = None if bounds is None else bounds[:, kept_children]
             where = where[keep]
         for f in node_fields("split"):
             level[f.name][where] = getattr(found, f.name)[keep]
@@ -215,9 +268,10 @@ def _preorder(levels) -> GrownTree:
     arrays = {name: placed(np.where(ids >= 0, pre[np.maximum(ids, 0)], TREE_LEAF))
               for name, ids in links.items()}
     del links, left, right
-    for name in [key for key in levels[0] if key not in ("ids", "stats")]:
+    for name in [key for key in levels[0] if key not in ("ids", "stats", "bounds")]:
         arrays[name] = placed(cat(name))
-    return GrownTree(arrays=arrays, stats=placed(cat("stats")))
+    bounds = placed(cat("bounds")) if "bounds" in levels[0] else None
+    return GrownTree(arrays=arrays, stats=placed(cat("stats")), bounds=bounds)
 
 
 def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
@@ -235,11 +289,14 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
     total_weight = float(criterion.weight(root_totals)[0])
     nodes = []     # creation order: dicts
     heap = []      # (-improvement, node id)
+    monotonic_cst = params.monotonic_cst
 
-    def add_node(start, size, totals, depth):
+    def add_node(start, size, totals, depth, bounds):
+        # bounds: (2, 1), the node's [lower, upper] value, or None (no constraints)
         impurity = criterion.impurity(totals)
         node = {"start": start, "n_node_samples": size, "stats": totals[:, 0],
-                "impurity": float(impurity[0]), "depth": depth, "split": None}
+                "impurity": float(impurity[0]), "depth": depth, "split": None,
+                "bounds": bounds}
         node_id = len(nodes)
         nodes.append(node)
         if not _can_split(params, depth, np.array(size), criterion.weight(totals)[0],
@@ -247,7 +304,7 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
             return node_id
         view = splitter.window(start, size)
         segment = (np.array([0]), np.array([size]))
-        found = view.search(*segment, totals)
+        found = _search(view, *segment, totals, bounds)
         if found.feature[0] < 0:
             return node_id
         k = int(found.n_left[0])
@@ -261,7 +318,8 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
         heapq.heappush(heap, (-gain, node_id))
         return node_id
 
-    add_node(0, n_samples, root_totals, 0)
+    add_node(0, n_samples, root_totals, 0,
+             None if monotonic_cst is None else np.array([[-np.inf], [np.inf]]))
     split = []     # ids of the split nodes
     n_splits_left = params.max_leaf_nodes - 1
     while heap and n_splits_left > 0:
@@ -269,8 +327,15 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
         node = nodes[node_id]
         found, children = node["split"], node["children"]
         start, size, k = node["start"], node["n_node_samples"], int(found.n_left[0])
-        node["children_left"] = add_node(start, k, children[:, :1], node["depth"] + 1)
-        node["children_right"] = add_node(start + k, size - k, children[:, 1:], node["depth"] + 1)
+        bounds = [None, None]
+        if monotonic_cst is not None:
+            both = _child_bounds(criterion, monotonic_cst, found.feature, node["bounds"],
+                                 children[:, :1], children[:, 1:])
+            bounds = [both[:, :1], both[:, 1:]]
+        node["children_left"] = add_node(start, k, children[:, :1], node["depth"] + 1,
+                                         bounds[0])
+        node["children_right"] = add_node(start + k, size - k, children[:, 1:],
+                                          node["depth"] + 1, bounds[1])
         split.append(node_id)
         n_splits_left -= 1
 
@@ -284,4 +349,6 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
     for f in node_fields("node"):
         if f.name in GROWN_NODE_FIELDS:
             arrays[f.name] = np.array([node[f.name] for node in nodes], dtype=f.dtype)
-    return GrownTree(arrays=arrays, stats=np.array([node["stats"] for node in nodes]))
+    bounds = None if monotonic_cst is None else np.array([node["bounds"][:, 0] for node in nodes])
+    return GrownTree(arrays=arrays, stats=np.array([node["stats"] for node in nodes]),
+                     bounds=bounds)

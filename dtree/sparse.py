@@ -166,6 +166,7 @@ class SparseSplitter(BestSplitter):
         """Index the stored values of the canonical CSC ``X`` (:func:`check_sparse_X`)."""
         n, d = X.shape
         self.X, self.n_samples = X, n
+        self._bounds = None
         self.has_missing = np.zeros(d, bool)
         self._constant = None
         self.keys = _entry_keys(X)                      # for the partition's lookups
@@ -273,8 +274,13 @@ class SparseSplitter(BestSplitter):
 
     # -- the search ----------------------------------------------------------
 
-    def search(self, starts, sizes, totals):
-        """Each segment's best split (``feature == -1``: none)."""
+    def search(self, starts, sizes, totals, bounds=None):
+        """Each segment's best split (``feature == -1``: none).
+
+        ``bounds`` (2, n_segments): with monotonicity constraints, each
+        segment's bounds on its children's values, as for the dense search.
+        """
+        self._bounds = bounds
         if self.entries is None:
             gathered = self._gather(starts, sizes)
         else:
@@ -389,6 +395,7 @@ class SparseSplitter(BestSplitter):
     def _reference_candidates(self, block, first, last, starts, sizes, thresholds=None):
         """A non-additive criterion (the absolute error): :func:`reference_split` per group."""
         col, segment, row, value = block
+        bounds = self._bounds
         out = {"segment": [], "feature": [], "proxy": [], "n_left": [], "lower": [],
                "threshold": []}
         for a, b in zip(first, last + 1):
@@ -397,10 +404,13 @@ class SparseSplitter(BestSplitter):
             x = np.zeros(samples.size, np.float32)
             sorter = np.argsort(samples)
             x[sorter[np.searchsorted(samples, row[a:b], sorter=sorter)]] = value[a:b]
+            constraint = {} if bounds is None else {
+                "monotonic_cst": int(self.monotonic_cst[f]), "bounds": tuple(bounds[:, s])}
             found = reference_split(x, _stats_of(self.stats, samples), self.criterion,
                                     min_samples_leaf=self.min_samples_leaf,
                                     min_weight_leaf=self.min_weight_leaf,
-                                    threshold=None if thresholds is None else thresholds[s, f])
+                                    threshold=None if thresholds is None else thresholds[s, f],
+                                    **constraint)
             if found is not None:
                 out["segment"].append(s)
                 out["feature"].append(f)
@@ -423,6 +433,8 @@ class SparseSplitter(BestSplitter):
             sizes, totals = cands["sizes"], cands["totals"]
             allowed = (n_left >= self.min_samples_leaf) \
                 & (sizes[seg] - n_left >= self.min_samples_leaf)
+            if self._bounds is not None:
+                allowed &= self._monotonic(cands["left"], totals[:, seg], seg, f)
             proxy = np.full(seg.size, -np.inf)
             if allowed.any():
                 proxy[allowed] = _proxy_at(self.criterion, cands["left"][:, allowed],
@@ -454,6 +466,26 @@ class SparseSplitter(BestSplitter):
         best_rank[s], best_lower[s] = rank[pick], lower[pick]
         best.update(s, feature=f[pick], threshold=at_value, n_left=n_left[pick],
                     proxy=proxy[pick])
+
+    def _monotonic(self, left, node, seg, f):
+        """Cuts that their feature's monotonicity constraint allows (as the dense search).
+
+        A cut on a constrained feature must order its children's values
+        (:meth:`~dtree.criteria.Criterion.monotonic_value`) as the
+        constraint says and keep both within its node's bounds
+        (scikit-learn's ``Criterion.check_monotonicity``); other cuts are free.
+        """
+        cst = self.monotonic_cst[f]
+        ok = np.ones(f.size, bool)
+        constrained = np.flatnonzero(cst != 0)
+        if constrained.size:
+            c, s = constrained, seg[constrained]
+            value_left = self.criterion.monotonic_value(left[:, c])
+            value_right = self.criterion.monotonic_value(node[:, c] - left[:, c])
+            ok[c] = self.criterion.check_monotonicity(cst[c], self._bounds[0, s],
+                                                      self._bounds[1, s], value_left,
+                                                      value_right)
+        return ok
 
     # -- the partition -------------------------------------------------------
 

@@ -50,6 +50,19 @@ score, the lowest feature index wins (or the lowest random rank, see
 ``SearchOptions.feature_rank``), then, within a feature, missing-right before
 missing-left before the :math:`+\infty` split, then the lowest threshold.
 
+Monotonicity constraints (scikit-learn >= 1.4, ``monotonic_cst``).  Each
+segment then has bounds :math:`[l, u]` on its children's values (the
+criterion's :meth:`~dtree.criteria.Criterion.monotonic_value`: a mean, a
+median, a class fraction), and a cut on a feature with constraint
+:math:`c \ne 0` is a candidate only if its children's values :math:`v_L, v_R`
+satisfy :math:`l \le v_L, v_R \le u` and :math:`(v_L - v_R)\,c \le 0`
+(scikit-learn's ``Criterion.check_monotonicity``).  The values come from the
+same prefix sums as the proxy (:func:`_additive_scores`), or from the
+children's medians for the absolute error
+(:meth:`dtree.criteria.AbsoluteError.children_medians`); a block of features
+with a constraint is therefore swept whole (:func:`_sweep_block`), not in
+chunks.  Cuts on unconstrained features are not checked, as in scikit-learn.
+
 The growth (:mod:`dtree.growth`) reaches all of this through a *splitter*
 object, :class:`BestSplitter` (or :class:`RandomSplitter`), which owns the
 presorted index and documents the interface a new splitter implements.
@@ -185,13 +198,16 @@ class NodeSplit(NamedTuple):
 
 
 def reference_split(x, stats, criterion, *, min_samples_leaf=1, min_weight_leaf=0.0,
-                    threshold=None, missing_left=None):
+                    threshold=None, missing_left=None, monotonic_cst=0,
+                    bounds=(-np.inf, np.inf)):
     """The best split of one node on one feature: argsort, cumulative sums, proxy.
 
     ``x`` of shape (n,) holds the node's values of the feature (NaN: missing),
     ``stats`` of shape (n_stats, n) its samples' statistics (dense),
     ``criterion`` a :class:`dtree.criteria.Criterion`; ``threshold`` and
-    ``missing_left`` are the random splitter's draws.  Returns a
+    ``missing_left`` are the random splitter's draws; ``monotonic_cst``
+    (-1, 0 or 1) the feature's monotonicity constraint and ``bounds`` the
+    node's ``(lower, upper)`` (see :func:`best_splits`).  Returns a
     :class:`NodeSplit`, or None if no split is allowed.  It finds the split
     :func:`best_splits` finds, with the same tie rules (see the module
     docstring), in :math:`O(n)` array operations and a loop over candidates.
@@ -238,6 +254,10 @@ def reference_split(x, stats, criterion, *, min_samples_leaf=1, min_weight_leaf=
         weight = min(criterion.weight(left), criterion.weight(right))
         if min(n_left, n - n_left) < min_samples_leaf or weight < min_weight_leaf:
             continue
+        if monotonic_cst and not criterion.check_monotonicity(
+                monotonic_cst, *bounds, criterion.monotonic_value(left),
+                criterion.monotonic_value(right)):
+            continue
         with np.errstate(divide="ignore", invalid="ignore"):
             proxy = float(criterion.proxy(left[:, None], right[:, None])[0])
         if proxy > -np.inf and (best is None or proxy > best.proxy):   # ties: the first
@@ -249,12 +269,13 @@ def reference_split(x, stats, criterion, *, min_samples_leaf=1, min_weight_leaf=
 
 
 def reference_node_split(X, stats, criterion, *, feature_mask=None, feature_rank=None,
-                         thresholds=None, missing_left=None, **rules):
+                         thresholds=None, missing_left=None, monotonic_cst=None, **rules):
     """The best split of one node: :func:`reference_split` of every allowed feature.
 
     ``X`` of shape (n, n_features) holds the node's samples; the options are
-    rows of :class:`SearchOptions` (shape (n_features,)) and ``rules`` the
-    keywords ``min_samples_leaf`` and ``min_weight_leaf``.  The largest proxy
+    rows of :class:`SearchOptions` (shape (n_features,)), ``monotonic_cst``
+    the features' constraints (None: none) and ``rules`` the keywords
+    ``min_samples_leaf``, ``min_weight_leaf`` and ``bounds``.  The largest proxy
     wins, ties going to the lowest ``feature_rank`` (default: the lowest
     feature index).  Returns ``(feature, NodeSplit)``, or None.
     """
@@ -265,7 +286,8 @@ def reference_node_split(X, stats, criterion, *, feature_mask=None, feature_rank
         found = reference_split(
             X[:, f], stats, criterion, **rules,
             threshold=None if thresholds is None else thresholds[f],
-            missing_left=None if missing_left is None else missing_left[f])
+            missing_left=None if missing_left is None else missing_left[f],
+            monotonic_cst=0 if monotonic_cst is None else int(monotonic_cst[f]))
         rank = f if feature_rank is None else feature_rank[f]
         if found is not None and (best is None or found.proxy > best[2].proxy
                                   or (found.proxy == best[2].proxy and rank < best[1])):
@@ -414,6 +436,8 @@ class _Level:
     has_missing: np.ndarray       # (n_features,) bool
     options: SearchOptions
     constant: np.ndarray | None = None   # (n_segments, n_features) bool, known constant
+    monotonic_cst: np.ndarray | None = None   # (n_features,) int in {-1, 0, 1}, or None
+    bounds: np.ndarray | None = None     # (2, n_segments): each node's [lower, upper] value
 
     def __post_init__(self):
         # The statistics the proxy reads (with many classes, all of them).
@@ -437,6 +461,28 @@ class _Level:
         max_block = max(1, SWEEP_CELLS // self.n_swept) if additive else n_features
         return _feature_blocks(n_features, m, self.criterion.block_cells or BLOCK_CELLS,
                                max_block)
+
+    def constrains(self, fb):
+        """Whether a feature of the block ``fb`` has a monotonicity constraint."""
+        return self.monotonic_cst is not None and bool(self.monotonic_cst[fb].any())
+
+    def respects_monotonicity(self, fb, value_left, value_right, lo, hi):
+        """Cuts after positions ``lo .. hi - 1`` that a monotonicity constraint allows, (b, hi - lo).
+
+        ``value_left`` and ``value_right`` (b, hi - lo) are the children's
+        :meth:`~dtree.criteria.Criterion.monotonic_value`.  A cut on a
+        constrained feature must order its children's values by the
+        constraint and keep both within its node's bounds
+        (:meth:`~dtree.criteria.Criterion.check_monotonicity`, scikit-learn's
+        rule); a cut on an unconstrained feature is not checked (scikit-learn
+        checks only ``monotonic_cst[feature] != 0``: its children's values are
+        clipped to the bounds instead).
+        """
+        cst = self.monotonic_cst[fb][:, None]                            # (b, 1)
+        lower = self.over_positions(self.bounds[0], lo, hi)              # (hi - lo,)
+        upper = self.over_positions(self.bounds[1], lo, hi)
+        ok = self.criterion.check_monotonicity(cst, lower, upper, value_left, value_right)
+        return ok | (cst == 0)
 
     def per_position(self, per_segment):
         """Repeat (b, n_segments) values over the segments' positions: (b, m)."""
@@ -471,7 +517,7 @@ class _BlockBest(NamedTuple):
 
 def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_samples_leaf=1,
                 min_weight_leaf=0.0, has_missing=None, options=None,
-                constant=None) -> SplitResult:
+                constant=None, monotonic_cst=None, bounds=None) -> SplitResult:
     """Score every threshold of every segment and keep each segment's best.
 
     Parameters
@@ -509,6 +555,16 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_sample
         Updated in place: set where the sweep finds a feature constant (the
         features swept in chunks; see :func:`_sweep_in_chunks`), so that the
         children of a segment can inherit its row.
+    monotonic_cst : ndarray of shape (n_features,), int, default=None
+        Monotonicity constraints on the criterion's
+        :meth:`~dtree.criteria.Criterion.monotonic_value` (1: increasing, -1:
+        decreasing, 0: none); ``None``: no constraint.  A cut on a constrained
+        feature whose children's values violate it, or leave the segment's
+        ``bounds``, is no candidate (scikit-learn's
+        ``Criterion.check_monotonicity``).
+    bounds : ndarray of shape (2, n_segments), default=None
+        Each segment's lower and upper bound on its children's values (with
+        ``monotonic_cst``).
 
     Returns
     -------
@@ -518,12 +574,13 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_sample
     if has_missing is None:
         has_missing = np.zeros(order.shape[0], bool)
     level = _Level(X, order, starts, sizes, stats, totals, criterion, min_samples_leaf,
-                   min_weight_leaf, has_missing, options or SearchOptions(), constant)
+                   min_weight_leaf, has_missing, options or SearchOptions(), constant,
+                   monotonic_cst, bounds)
     best = SplitResult.empty(starts.size)
     best_rank = np.full(starts.size, np.iinfo(np.intp).max)
     for fb in level.feature_blocks():
         if (criterion.additive and level.options.thresholds is None
-                and not has_missing[fb].any()):
+                and not has_missing[fb].any() and not level.constrains(fb)):
             # The common case, swept a chunk of positions at a time (same result,
             # memory bounded by _chunk_cells instead of one feature's column).
             block = _sweep_in_chunks(level, fb)
@@ -724,10 +781,13 @@ def _sweep_block(level, fb) -> _BlockBest:
         cand_left, drawn_left = _missing_left_cuts(level, fb, cand, n_missing)
     cand &= level.leaf_ok                                   # the missing samples go right
     if level.criterion.additive:
-        score, score_left, present = _additive_scores(level, O, cand, cand_left, n_present)
+        score, score_left, present = _additive_scores(level, fb, O, cand, cand_left,
+                                                      n_present)
     else:   # the absolute error: order statistics, no missing values (refused by fit)
         score = level.criterion.children_score(level.stats, O, level.starts, level.sizes,
                                                cand, level.min_weight_leaf)
+        if level.constrains(fb):
+            _reject_nonmonotonic_medians(level, fb, O, score)
     kinds = [score]
     if has_missing:
         if drawn_left is not None:
@@ -746,6 +806,25 @@ def _sweep_block(level, fb) -> _BlockBest:
     firsts += [np.zeros_like(firsts[0])] * (len(best_kind) - len(kinds))
     first = np.take_along_axis(np.stack(firsts), kind[None], axis=0)[0]
     return _BlockBest(np.max(stacked, axis=0), kind, first, n_missing, n_present)
+
+
+def _reject_nonmonotonic_medians(level, fb, O, score):
+    """Set to -inf the absolute error's cuts (``score`` (b, m)) that a monotonicity constraint forbids.
+
+    The children's medians (:meth:`dtree.criteria.AbsoluteError.children_medians`)
+    of the candidate cuts of the constrained features only.
+    """
+    rows = np.flatnonzero(level.monotonic_cst[fb] != 0)
+    row, p = np.nonzero(score[rows] > -np.inf)
+    if not row.size:
+        return
+    row = rows[row]
+    value_left, value_right = level.criterion.children_medians(
+        level.stats, O, level.starts, level.sizes, row, p)
+    seg = np.searchsorted(level.starts, p, side="right") - 1
+    ok = level.criterion.check_monotonicity(level.monotonic_cst[fb[row]], level.bounds[0, seg],
+                                            level.bounds[1, seg], value_left, value_right)
+    score[row[~ok], p[~ok]] = -np.inf
 
 
 def _block_cuts(level, fb, O):
@@ -832,12 +911,14 @@ def _prefix_chunks(level, O, step):
         yield lo, hi, left
 
 
-def _additive_scores(level, O, cand, cand_left, n_present):
+def _additive_scores(level, fb, O, cand, cand_left, n_present):
     """Proxy scores of every cut of a block, the missing samples sent right and sent left.
 
     Parameters
     ----------
     level : _Level
+    fb : ndarray of shape (b,), int
+        The block's features.
     O : ndarray of shape (b, m), int
         The block's sample ids, one row per feature.
     cand : ndarray of shape (b, m), bool
@@ -878,6 +959,12 @@ def _additive_scores(level, O, cand, cand_left, n_present):
         node = level.over_positions(totals, lo, hi)             # (s, 1, hi - lo)
         _score(level.criterion, left, node, cand[:, lo:hi], level.min_weight_leaf,
                out=score[:, lo:hi])
+        if level.constrains(fb):
+            # The children's values v_L, v_R (the right child: node - left).
+            value_left = level.criterion.monotonic_value(left)
+            value_right = level.criterion.monotonic_value(node - left)
+            ok = level.respects_monotonicity(fb, value_left, value_right, lo, hi)
+            score[:, lo:hi][~ok] = -np.inf
         if cand_left is not None:
             left += level.over_positions(missing, lo, hi)       # missing samples sent left
             _score(level.criterion, left, node, cand_left[:, lo:hi], level.min_weight_leaf,
@@ -1147,6 +1234,10 @@ class BestSplitter:
     rng : numpy.random.Generator or None, default=None
         Feature draws and tie ranks (see :meth:`options`); None: every feature,
         ties to the lowest index.
+    monotonic_cst : ndarray of shape (n_features,), int, default=None
+        Monotonicity constraints (1: increasing, -1: decreasing, 0: none) on
+        the criterion's :meth:`~dtree.criteria.Criterion.monotonic_value`;
+        ``search`` then takes each segment's bounds (see :func:`best_splits`).
 
     Methods
     -------
@@ -1155,8 +1246,10 @@ class BestSplitter:
         one segment of all samples (the root), sorted by each feature.
     totals(starts)
         Statistics of the segments, shape (n_stats, n_segments).
-    search(starts, sizes, totals)
-        The best split of each segment, a :class:`SplitResult`.
+    search(starts, sizes, totals, bounds=None)
+        The best split of each segment, a :class:`SplitResult`; ``bounds``
+        (2, n_segments), each segment's lower and upper bound on its
+        children's values, is given (only) with ``monotonic_cst``.
     split(starts, sizes, found)
         Partition each segment by its split: left child first, then right.
     keep(mask)
@@ -1184,10 +1277,11 @@ class BestSplitter:
     random_thresholds = False     # whether _draw draws thresholds (RandomSplitter)
 
     def __init__(self, criterion, stats, *, min_samples_leaf=1, min_weight_leaf=0.0,
-                 max_features=None, rng=None):
+                 max_features=None, rng=None, monotonic_cst=None):
         self.criterion, self.stats = criterion, stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.max_features, self.rng = max_features, rng
+        self.monotonic_cst = monotonic_cst
 
     def start(self, X, sort=presort):
         """Presort ``X`` (``sort(X)`` of shape (n_features, n_samples)); return self."""
@@ -1201,13 +1295,14 @@ class BestSplitter:
         """``criterion.node_stats`` of the segments starting at ``starts``, (n_stats, n_segments)."""
         return self.criterion.node_stats(self.stats, self.order[0], starts)
 
-    def search(self, starts, sizes, totals):
+    def search(self, starts, sizes, totals, bounds=None):
         """Each segment's best split (``feature == -1``: none), with :func:`best_splits`."""
         constant = self._known_constant(starts, sizes)
         found = best_splits(self.X, self.order, starts, sizes, self.stats, totals,
                             self.criterion, min_samples_leaf=self.min_samples_leaf,
                             min_weight_leaf=self.min_weight_leaf, has_missing=self.has_missing,
-                            options=self.options(starts, sizes), constant=constant)
+                            options=self.options(starts, sizes), constant=constant,
+                            monotonic_cst=self.monotonic_cst, bounds=bounds)
         self._constant = (starts, sizes, constant)
         return found
 
@@ -1308,17 +1403,20 @@ class ReferenceSplitter(BestSplitter):
     for the random thresholds.
     """
 
-    def search(self, starts, sizes, totals):
+    def search(self, starts, sizes, totals, bounds=None):
         options = self.options(starts, sizes)
+        constraints = {}
         found = SplitResult.empty(starts.size)
         for j, (start, size) in enumerate(zip(starts, sizes)):
             samples = np.sort(self.order[0, start:start + size]).astype(np.intp)
             stats = (self.stats.take(samples) if isinstance(self.stats, ClassWeights)
                      else self.stats[:, samples])
+            if bounds is not None:
+                constraints = {"monotonic_cst": self.monotonic_cst, "bounds": tuple(bounds[:, j])}
             best = reference_node_split(self.X[samples], stats, self.criterion,
                                         min_samples_leaf=self.min_samples_leaf,
                                         min_weight_leaf=self.min_weight_leaf,
-                                        **options.of_segment(j))
+                                        **options.of_segment(j), **constraints)
             if best is not None:
                 found.update([j], feature=best[0], **best[1]._asdict())
         return found

@@ -40,7 +40,7 @@ def test_iris_120_30_split_scores():
 def test_estimator_contract():
     tree = DecisionTreeClassifier(max_depth=3)
     params = tree.get_params()
-    assert params["max_depth"] == 3 and params["criterion"] == "gini" and len(params) == 12
+    assert params["max_depth"] == 3 and params["criterion"] == "gini" and len(params) == 13
     assert tree.set_params(max_depth=2) is tree
     assert repr(tree) == "DecisionTreeClassifier(max_depth=2)"
     with pytest.raises(TypeError):

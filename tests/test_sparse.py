@@ -226,3 +226,21 @@ def test_scikit_learn_grows_the_same_sparse_tree():
     np.testing.assert_array_equal(ours.tree_.threshold, theirs.tree_.threshold)
     np.testing.assert_array_equal(ours.tree_.n_node_samples, theirs.tree_.n_node_samples)
     np.testing.assert_allclose(ours.predict_proba(X.tocsr()), theirs.predict_proba(X.tocsr()))
+
+
+@pytest.mark.parametrize("Estimator, criterion", [
+    (DecisionTreeClassifier, "gini"), (DecisionTreeRegressor, "squared_error"),
+    (DecisionTreeRegressor, "absolute_error")])
+@pytest.mark.parametrize("params", [{}, {"max_leaf_nodes": 6}, {"splitter": "random",
+                                                                "random_state": 0}])
+def test_monotonic_constraints_on_sparse_X(Estimator, criterion, params):
+    rng = np.random.default_rng(7)
+    X = _random_sparse(rng, 80, 4, 0.5)
+    if Estimator is DecisionTreeClassifier:
+        y = (X[:, 0] - X[:, 1] + rng.integers(-2, 3, 80) > 0).astype(int)
+    else:
+        y = (2 * X[:, 0] - X[:, 1] + rng.integers(-2, 3, 80)).astype(float)
+    cst = [1, -1, 0, 1]
+    dense = Estimator(criterion=criterion, monotonic_cst=cst, **params).fit(X, y)
+    sparse = Estimator(criterion=criterion, monotonic_cst=cst, **params).fit(sp.csc_matrix(X), y)
+    _same_tree(dense, sparse)
