@@ -170,19 +170,11 @@ class SparseSplitter(BestSplitter):
         self.has_missing = np.zeros(d, bool)
         self._constant = None
         self.keys = _entry_keys(X)                      # for the partition's lookups
-        col = np.repeat(np.arange(d, dtype=np.int64), np.diff(X.indptr))
-        row = X.indices.astype(np.int64)
-        # Each stored value's rank among its feature's values (ties: by sample).
-        by_value = np.lexsort((row, X.data, col))
-        rank = np.empty(col.size, np.int64)
-        rank[by_value] = np.arange(col.size) - X.indptr[col[by_value]]
-        # The same entries sample by sample (CSR order), for the gather.
-        by_row = np.argsort(row, kind="stable")
-        self.row_ptr = np.zeros(n + 1, np.int64)
-        np.cumsum(np.bincount(row, minlength=n), out=self.row_ptr[1:])
-        self.entry_col, self.entry_rank = col[by_row], rank[by_row]
-        self.entry_value = X.data[by_row]
-        self.max_rank = int(np.diff(X.indptr).max(initial=0)) + 1
+        col = np.repeat(np.arange(d, dtype=np.int32 if d < 2**31 else np.int64),
+                        np.diff(X.indptr))
+        # by feature, then value; ties by sample (a column's rows are sorted, lexsort is stable)
+        self._by_value = np.lexsort((X.data, col))
+        self._by_row = None             # the gather's index, built on its first use
         # The positions in the order of the first feature (ties: by sample), as
         # the dense search keeps them (presort's row 0), so that a node's
         # statistics are summed in the same order, to the same float.
@@ -192,8 +184,25 @@ class SparseSplitter(BestSplitter):
         # The stored values of the live samples sorted by (feature, segment,
         # value), kept up to date by split and keep (the level-wise growth);
         # None in a window (the best-first growth), which gathers instead.
-        self.entries = (col[by_value], row[by_value], X.data[by_value])
+        by_value = self._by_value
+        self.entries = (col[by_value], X.indices[by_value].astype(np.intp), X.data[by_value])
         return self
+
+    def _index_rows(self):
+        """The stored values sample by sample (CSR order) with their rank in their feature."""
+        X = self.X
+        n, nnz = X.shape[0], X.data.size
+        col = np.repeat(np.arange(X.shape[1], dtype=np.int64), np.diff(X.indptr))
+        row = X.indices.astype(np.int64)
+        rank = np.empty(nnz, np.int64)          # rank among the feature's values
+        rank[self._by_value] = np.arange(nnz) - X.indptr[col[self._by_value]]
+        by_row = np.argsort(row, kind="stable")
+        self.row_ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(row, minlength=n), out=self.row_ptr[1:])
+        self.entry_col, self.entry_rank = col[by_row], rank[by_row]
+        self.entry_value = X.data[by_row]
+        self.max_rank = int(np.diff(X.indptr).max(initial=0)) + 1
+        self._by_row = by_row
 
     def totals(self, starts):
         return self.criterion.node_stats(self.stats, self.samples, starts)
@@ -207,6 +216,8 @@ class SparseSplitter(BestSplitter):
         self.samples = self.samples[mask]
 
     def window(self, start, size):
+        if self._by_row is None:        # built once, shared by every window
+            self._index_rows()
         view = copy.copy(self)
         view.samples = self.samples[start:start + size]     # a view: split writes through
         view.entries = None
@@ -221,6 +232,8 @@ class SparseSplitter(BestSplitter):
 
     def _gather(self, starts, sizes):
         """Stored values of the segments' samples, sorted by (feature, segment, value)."""
+        if self._by_row is None:
+            self._index_rows()
         samples = self.samples
         counts = self.row_ptr[samples + 1] - self.row_ptr[samples]
         k = int(counts.sum())
@@ -497,34 +510,26 @@ class SparseSplitter(BestSplitter):
         goes_left = np.zeros(self.n_samples, bool)
         goes_left[samples] = values <= np.repeat(found.threshold, sizes)   # x <= threshold
         if self.entries is not None:
-            self._partition_entries(self._segment_of_samples(starts, sizes), goes_left)
+            self._partition_entries(self._segment_of_samples(starts, sizes), goes_left,
+                                    starts.size)
         partition(samples[None, :], starts, sizes, found.n_left, goes_left)
 
-    def _partition_entries(self, segment_of, goes_left):
+    def _partition_entries(self, segment_of, goes_left, n_segments):
         """Stably move, in every (feature, segment) run, the entries going left first.
 
         The runs (feature, segment) become (feature, left child) and
         (feature, right child), each still sorted by value: the entries'
-        order for the children's segments, laid out left, right.
+        order for the children's segments, laid out left, right.  A stable
+        sort by (feature, segment, goes right), whose runs are already
+        sorted (NumPy's stable sort, a timsort, merges them in O(nnz)).
         """
         col, row, value = self.entries
-        k = col.size
-        if not k:
+        if not col.size:
             return
-        segment = segment_of[row]
-        right = ~goes_left[row]
-        starts_run = np.r_[True, (col[1:] != col[:-1]) | (segment[1:] != segment[:-1])]
-        first = np.flatnonzero(starts_run)
-        run = np.cumsum(starts_run) - 1
-        n_right = np.cumsum(right)                              # rights up to each entry
-        right_before_run = np.where(first > 0, n_right[first - 1], 0)
-        size = np.diff(np.r_[first, k])
-        n_left_run = size - (n_right[np.r_[first[1:], k] - 1] - right_before_run)
-        rights_before = n_right - right - right_before_run[run]     # in the run, before it
-        lefts_before = np.arange(k) - first[run] - rights_before
-        where = first[run] + np.where(right, n_left_run[run] + rights_before, lefts_before)
-        moved = np.empty(k, np.intp)
-        moved[where] = np.arange(k)
+        key = col.astype(np.int64) * (2 * n_segments)
+        key += 2 * segment_of[row]
+        key += ~goes_left[row]
+        moved = np.argsort(key, kind="stable")
         self.entries = (col[moved], row[moved], value[moved])
 
 
@@ -536,16 +541,36 @@ class SparseRandomSplitter(SparseSplitter, RandomSplitter):
     """
 
 
+#: Cells (rows x the tree's features) of the dense block sparse_apply reads at a time.
+APPLY_BLOCK_CELLS = 1 << 22
+
+
 def sparse_apply(tree, X, *, path=False):
     """Leaf reached by each row of the canonical CSR ``X`` (or the visited nodes, ``path``).
 
-    Rows descend together one level per step; row ``i`` at node ``t`` reads
-    ``X[i, feature[t]]`` with :func:`sparse_values` (0 if not stored).
-    Returns the leaf ids of shape (n_samples,), or with ``path`` the pairs
-    (rows, nodes) of every visit.
+    Only the features the tree tests matter: their columns are taken from
+    ``X`` (O(nnz)) and a block of rows of them at a time (at most
+    ``APPLY_BLOCK_CELLS`` values) is made dense and descends as a dense
+    ``X`` does (:meth:`dtree.tree.TreeArrays.apply`).  With ``path``, rows
+    descend level by level reading ``X[i, feature[t]]`` with
+    :func:`sparse_values`, and the pairs (rows, nodes) of every visit are
+    returned.
     """
-    keys = _entry_keys(X)
     n = X.shape[0]
+    if not path:
+        used = np.unique(tree.feature[tree.children_left >= 0])
+        leaf = np.zeros(n, dtype=np.intp)
+        if not used.size or not n:
+            return leaf
+        column_of = np.zeros(X.shape[1], dtype=np.intp)
+        column_of[used] = np.arange(used.size)
+        X_used = X[:, used]
+        step = max(1, APPLY_BLOCK_CELLS // used.size)
+        for lo in range(0, n, step):
+            block = X_used[lo:lo + step].toarray()
+            leaf[lo:lo + step] = tree._apply_dense(block, column_of)
+        return leaf
+    keys = _entry_keys(X)
     node = np.zeros(n, dtype=np.intp)
     rows = np.arange(n)
     visits = [(rows, node[rows])]
@@ -558,6 +583,5 @@ def sparse_apply(tree, X, *, path=False):
         values = sparse_values(X, rows, tree.feature[current], keys).astype(np.float64)
         go_left = values <= tree.threshold[current]
         node[rows] = np.where(go_left, tree.children_left[current], tree.children_right[current])
-        if path:
-            visits.append((rows, node[rows]))
-    return visits if path else node
+        visits.append((rows, node[rows]))
+    return visits

@@ -469,6 +469,11 @@ class TreeArrays:
 
         if is_sparse(X):            # never densified: dtree.sparse
             return sparse_apply(self, check_sparse_X(X, fmt="csr"))
+        return self._apply_dense(X)
+
+    def _apply_dense(self, X, column_of=None):
+        """:meth:`apply` on a dense ``X``; with ``column_of`` (n_features,), feature
+        ``f`` is column ``column_of[f]`` of ``X`` (an ``X`` of the tree's features only)."""
         X = np.asarray(X)
         if X.dtype.kind != "f":     # integers, objects: compared as float64 (and NaN found)
             X = X.astype(np.float64)
@@ -485,7 +490,8 @@ class TreeArrays:
         any_missing = bool(np.isnan(X.min()))
         r = self._routing
         child2, is_leaf2 = r["child2"], r["is_leaf2"]
-        feature2 = r["feature2"] * feature_step      # where a node's feature starts in flat
+        feature2 = r["feature2"] if column_of is None else column_of[r["feature2"]]
+        feature2 = feature2 * feature_step           # where a node's feature starts in flat
         threshold2 = r["threshold2_32"] if X.dtype == np.float32 else r["threshold2"]
         for lo in range(0, n, _APPLY_CHUNK):
             rows = np.arange(lo, min(lo + _APPLY_CHUNK, n))

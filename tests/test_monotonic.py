@@ -168,6 +168,7 @@ def _monotone_along(model, X, feature, sign, proba):
        criterion=st.sampled_from(["squared_error", "absolute_error", "poisson", "gini"]),
        n=st.integers(2, 60))
 def test_predictions_are_monotone(seed, cst, growth, criterion, n):
+    """prop-cart-monotonic: along a constrained feature the predictions are monotone."""
     rng = np.random.default_rng(seed)
     X = rng.random((n, 3))
     classify = criterion == "gini"
