@@ -63,7 +63,9 @@ from dtree.sparse import (
     SparseRandomSplitter,
     SparseSplitter,
     check_sparse_X,
+    dense_to_csc,
     is_sparse,
+    mostly_zeros,
     sparse_apply,
 )
 from dtree.tree import TreeArrays
@@ -212,6 +214,10 @@ class _BaseDecisionTree(BaseEstimator):
                 X_fit = check_sparse_X(X_fit, fmt="csc")     # canonical again
         stats = criterion.sample_stats(target, weight, getattr(self, "n_classes_", None))
         del target, weight       # in stats now; free them for the growth
+        if not sparse and mostly_zeros(X_fit, stats):
+            # The sparse search grows the same tree (exact sums), faster when
+            # most values are 0 (one-hot columns, counts): dtree.sparse.
+            X_fit, sparse = dense_to_csc(X_fit), True
         grow = grow_depth_first if params.max_leaf_nodes is None else grow_best_first
         grown = grow(X_fit, stats, criterion, params, rng,
                      splitter=(SparseRandomSplitter if self.splitter == "random"

@@ -196,3 +196,33 @@ def test_committed_real_data_runs_cover_the_grid():
     assert header == bench_real.MULTIWAY_COLUMNS
     assert [(r["estimator"], r["n_samples"], r["nominal_values"]) for r in rows] == [
         ("ID3", "100000", "1000"), ("C4.5", "100000", "1000")]
+
+
+def test_sparse_benchmark_writes_its_rows(tmp_path):
+    out = run_bench("--size", "300", "--repeat", "1", "--csv", "sparse.csv", cwd=tmp_path,
+                    script="bench_sparse.py")
+    header, rows = read(tmp_path / "sparse.csv")
+    assert [(r["criterion"], r["max_depth"]) for r in rows] == [
+        (c, d) for c in ("gini", "entropy", "squared_error") for d in ("", "10")]
+    assert len(out.splitlines()) == 1 + len(rows)
+    for row in rows:
+        check_ratios(row)
+        assert row["n_samples"] == row["n_features"] == "300"
+
+
+def test_committed_sparse_run_covers_the_grid():
+    """results_sparse.csv: issue 23's bag-of-words shape, every criterion and depth."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_sparse
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    header, rows = read(BENCHMARKS / "results_sparse.csv")
+    assert header == bench_sparse.CSV_COLUMNS
+    assert [(r["criterion"], r["max_depth"]) for r in rows] == [
+        (c, "" if d is None else str(d)) for names in bench_sparse.CRITERIA.values()
+        for c in names for d in bench_sparse.DEPTHS]
+    for row in rows:
+        check_ratios(row)
+        assert (row["n_samples"], row["n_features"], row["density"]) == ("10000", "10000", "0.005")
+        assert row["sklearn_version"] == PINNED_SKLEARN

@@ -244,3 +244,41 @@ def test_monotonic_constraints_on_sparse_X(Estimator, criterion, params):
     dense = Estimator(criterion=criterion, monotonic_cst=cst, **params).fit(X, y)
     sparse = Estimator(criterion=criterion, monotonic_cst=cst, **params).fit(sp.csc_matrix(X), y)
     _same_tree(dense, sparse)
+
+
+def test_a_mostly_zero_dense_X_is_searched_as_sparse_with_the_same_tree(monkeypatch):
+    import dtree.sparse as sparse_module
+
+    rng = np.random.default_rng(3)
+    levels = rng.integers(0, 10, size=(500, 12))
+    X = np.zeros((500, 120))
+    X[np.arange(500)[:, None], levels + 10 * np.arange(12)] = 1.0     # 12 one-hot blocks
+    y = (levels[:, 0] + levels[:, 1] + rng.integers(0, 3, 500)) % 3
+    started = []
+    original = sparse_module.SparseSplitter.start
+    monkeypatch.setattr(sparse_module.SparseSplitter, "start",
+                        lambda self, X, sort=None: started.append(X.nnz) or original(self, X))
+    for params in ({}, {"max_depth": 4, "max_features": 30, "random_state": 0},
+                   {"max_leaf_nodes": 9}, {"splitter": "random", "random_state": 1}):
+        auto = DecisionTreeClassifier(**params).fit(X, y)
+        assert started and started.pop() == 6000            # the sparse search ran
+        monkeypatch.setattr(sparse_module, "SPARSE_ZERO_FRACTION", 2.0)   # never
+        dense = DecisionTreeClassifier(**params).fit(X, y)
+        monkeypatch.setattr(sparse_module, "SPARSE_ZERO_FRACTION", 0.75)
+        assert not started
+        _same_tree(dense, auto)
+
+
+def test_only_exact_class_weights_without_nan_switch_to_the_sparse_search():
+    from dtree.criteria import ClassWeights
+    from dtree.sparse import mostly_zeros
+
+    X = np.zeros((40, 5))
+    X[::5, 0] = 1.0
+    counts = ClassWeights(np.arange(40) % 2, np.ones(40), 2)
+    assert mostly_zeros(X, counts)
+    assert not mostly_zeros(X, ClassWeights(np.arange(40) % 2, np.full(40, 0.5), 2))
+    assert not mostly_zeros(X, np.ones((3, 40)))                  # a regression's sums
+    X[3, 2] = np.nan
+    assert not mostly_zeros(X, counts)
+    assert not mostly_zeros(np.ones((40, 5)), counts)
