@@ -170,7 +170,8 @@ class _BaseDecisionTree(BaseEstimator):
         # written: no copy of X is made for the fit), else a float32 copy.
         sparse = is_sparse(X)
         if sparse:              # a private CSC copy, never densified (dtree.sparse)
-            X_fit = check_sparse_X(X, fmt="csc")
+            X_fit = check_sparse_X(X, fmt="csc",
+                                   missing_error=self._missing_error(criterion.name))
         else:
             X_fit = check_numeric_X(X, missing_error=self._missing_error(criterion.name))
         n_samples, n_features = X_fit.shape
@@ -267,8 +268,8 @@ class _BaseDecisionTree(BaseEstimator):
         check_is_fitted(self, "tree_")
         if is_sparse(X):        # a private CSR copy, never densified (dtree.sparse)
             check_feature_names(self, X)
-            X = check_sparse_X(X, fmt="csr")
             check_n_features(X.shape[1], self)
+            X = check_sparse_X(X, fmt="csr", missing_error=self._missing_error())
             return X
         return check_numeric_predict_X(self, X, missing_error=self._missing_error())
 

@@ -61,7 +61,7 @@ def is_sparse(X) -> bool:
     return module is not None and module.issparse(X)
 
 
-def check_sparse_X(X, *, fmt, name="X"):
+def check_sparse_X(X, *, fmt, name="X", missing_error=None):
     """A private float32 copy of the sparse ``X`` in format ``fmt`` ("csc" or "csr").
 
     Indices sorted, explicit zeros removed, values checked: a complex dtype,
@@ -76,10 +76,16 @@ def check_sparse_X(X, *, fmt, name="X"):
         CSC for the split search (a feature's values are contiguous), CSR for
         the descent (a sample's values are).
     name : str, default="X"
+    missing_error : str or None, default=None
+        Why NaN is refused, appended to the message (the estimator's
+        reason); None: the sparse search has no missing values.
 
     Returns
     -------
     scipy.sparse.csc_matrix or csr_matrix, float32
+        Duplicate entries summed first (in float64 for integer or boolean
+        data, else in the data's own float type, as ``toarray`` does), then
+        checked and cast.
     """
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D; got a sparse array of shape {X.shape}")
@@ -92,26 +98,28 @@ def check_sparse_X(X, *, fmt, name="X"):
     import scipy.sparse as sp
 
     out = (sp.csc_matrix if fmt == "csc" else sp.csr_matrix)(converted)
+    if kind != "f":                 # integers and booleans: summed without overflow
+        out.data = out.data.astype(np.float64)
+    out.sum_duplicates()            # the values of the dense copy; also sorts the indices
     data = out.data
-    if data.dtype.kind == "f":
-        if np.isnan(data).any():
-            raise ValueError(f"Input {name} contains NaN; missing values are supported for "
-                             "dense X only (as in scikit-learn)")
-        if np.isinf(data).any():
-            raise ValueError(f"{name} contains infinite values; finite numbers are required")
+    if np.isnan(data).any():
+        reason = missing_error or ("missing values are supported for dense X only (as in "
+                                   "scikit-learn)")
+        raise ValueError(f"Input {name} contains NaN; {reason}")
+    if np.isinf(data).any():
+        raise ValueError(f"{name} contains infinite values; finite numbers are required")
     with np.errstate(over="ignore"):
         data32 = data.astype(np.float32)
     if np.isinf(data32).any():
         raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
     out.data = data32
-    out.sum_duplicates()            # also sorts the indices
     out.eliminate_zeros()           # a stored zero is a zero
     return out
 
 
 #: A dense X at least this fraction of whose values are 0 is searched as a
 #: sparse matrix (:func:`mostly_zeros`); set above 1 to never do so.
-SPARSE_ZERO_FRACTION = 0.75
+SPARSE_ZERO_FRACTION = 0.85
 
 
 def mostly_zeros(X, stats) -> bool:
@@ -210,11 +218,9 @@ class SparseSplitter(BestSplitter):
         self._bounds = None
         self.has_missing = np.zeros(d, bool)
         self._constant = None
-        self.keys = _entry_keys(X)                      # for the partition's lookups
+        self._keys = None               # the windows' value lookups, built on first use
         col = np.repeat(np.arange(d, dtype=np.int32 if d < 2**31 else np.int64),
                         np.diff(X.indptr))
-        # by feature, then value; ties by sample (a column's rows are sorted, lexsort is stable)
-        self._by_value = np.lexsort((X.data, col))
         self._by_row = None             # the gather's index, built on its first use
         # The positions in the order of the first feature (ties: by sample), as
         # the dense search keeps them (presort's row 0), so that a node's
@@ -225,8 +231,10 @@ class SparseSplitter(BestSplitter):
         # The stored values of the live samples sorted by (feature, segment,
         # value), kept up to date by split and keep (the level-wise growth);
         # None in a window (the best-first growth), which gathers instead.
-        by_value = self._by_value
-        self.entries = (col[by_value], X.indices[by_value].astype(np.intp), X.data[by_value])
+        # by feature, then value; ties by sample (a column's rows are sorted, lexsort is stable)
+        by_value = np.lexsort((X.data, col))
+        row_type = np.int32 if n < 2**31 else np.int64
+        self.entries = (col[by_value], X.indices[by_value].astype(row_type), X.data[by_value])
         return self
 
     def _index_rows(self):
@@ -235,8 +243,9 @@ class SparseSplitter(BestSplitter):
         n, nnz = X.shape[0], X.data.size
         col = np.repeat(np.arange(X.shape[1], dtype=np.int64), np.diff(X.indptr))
         row = X.indices.astype(np.int64)
+        by_value = np.lexsort((X.data, col))
         rank = np.empty(nnz, np.int64)          # rank among the feature's values
-        rank[self._by_value] = np.arange(nnz) - X.indptr[col[self._by_value]]
+        rank[by_value] = np.arange(nnz) - X.indptr[col[by_value]]
         by_row = np.argsort(row, kind="stable")
         self.row_ptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(row, minlength=n), out=self.row_ptr[1:])
@@ -259,6 +268,7 @@ class SparseSplitter(BestSplitter):
     def window(self, start, size):
         if self._by_row is None:        # built once, shared by every window
             self._index_rows()
+            self._keys = _entry_keys(self.X)
         view = copy.copy(self)
         view.samples = self.samples[start:start + size]     # a view: split writes through
         view.entries = None
@@ -546,10 +556,21 @@ class SparseSplitter(BestSplitter):
     def split(self, starts, sizes, found: SplitResult):
         """Partition every segment by ``found``: left samples first, both in their order."""
         samples = self.samples
-        feature = np.repeat(found.feature, sizes)
-        values = sparse_values(self.X, samples, feature, self.keys).astype(np.float64)
         goes_left = np.zeros(self.n_samples, bool)
-        goes_left[samples] = values <= np.repeat(found.threshold, sizes)   # x <= threshold
+        if self.entries is not None:
+            # x <= threshold: the zeros of each segment, then its stored values
+            # of the split feature (found among the entries, O(nnz))
+            goes_left[samples] = np.repeat(0.0 <= found.threshold, sizes)
+            col, row, value = self.entries
+            segment = self._segment_of_samples(starts, sizes)[row]
+            tested = col == found.feature[segment]
+            goes_left[row[tested]] = value[tested] <= found.threshold[segment[tested]]
+        else:
+            if self._keys is None:
+                self._keys = _entry_keys(self.X)
+            feature = np.repeat(found.feature, sizes)
+            values = sparse_values(self.X, samples, feature, self._keys).astype(np.float64)
+            goes_left[samples] = values <= np.repeat(found.threshold, sizes)   # x <= threshold
         if self.entries is not None:
             self._partition_entries(self._segment_of_samples(starts, sizes), goes_left,
                                     starts.size)
