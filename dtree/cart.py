@@ -278,8 +278,9 @@ class _BaseDecisionTree(BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
+        X : array_like, DataFrame or SciPy sparse matrix of shape (n_samples, n_features)
             Numeric samples; NaN goes the way ``tree_.missing_go_to_left`` says.
+            A sparse matrix (any format) is read without being made dense.
 
         Returns
         -------
@@ -294,7 +295,7 @@ class _BaseDecisionTree(BaseEstimator):
             If ``X`` is not 2-D, is complex or has the wrong number of features
             or other names than in fit.
         TypeError
-            For non-numeric or sparse ``X``.
+            For non-numeric ``X``.
         """
         X32 = self._check_predict_X(X)
         if is_sparse(X32):
@@ -306,8 +307,8 @@ class _BaseDecisionTree(BaseEstimator):
 
         Parameters
         ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
-            Numeric samples.
+        X : array_like, DataFrame or SciPy sparse matrix of shape (n_samples, n_features)
+            Numeric samples (a sparse matrix is not made dense).
 
         Returns
         -------
@@ -580,9 +581,11 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
 
         Parameters
         ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
-            Numeric features (compared as float32); NaN marks a missing value;
-            not modified.
+        X : array_like, DataFrame or SciPy sparse matrix of shape (n_samples, n_features)
+            Numeric features (compared as float32); NaN marks a missing value
+            (dense ``X`` only); not modified.  A sparse matrix (any format;
+            CSC is copied the least) is never made dense (``dtree.sparse``),
+            and gives the tree of its dense copy.
         y : array_like of shape (n_samples,)
             Class labels.
         sample_weight : array_like of shape (n_samples,), default=None
@@ -602,7 +605,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             or infinite, invalid weights, or (as ``InvalidParameterError``) an
             invalid parameter.
         TypeError
-            For non-numeric or sparse ``X``.
+            For non-numeric ``X``.
 
         Warns
         -----
@@ -727,9 +730,12 @@ default="squared_error"
 
         Parameters
         ----------
-        X : array_like or DataFrame of shape (n_samples, n_features)
+        X : array_like, DataFrame or SciPy sparse matrix of shape (n_samples, n_features)
             Numeric features (compared as float32); NaN marks a missing value
-            (not with ``criterion="absolute_error"``); not modified.
+            (dense ``X`` only, and not with ``criterion="absolute_error"``);
+            not modified.  A sparse matrix (any format; CSC is copied the
+            least) is never made dense (``dtree.sparse``), and gives the tree
+            of its dense copy (up to near-ties of float targets).
         y : array_like of shape (n_samples,)
             Numeric targets.
         sample_weight : array_like of shape (n_samples,), default=None
