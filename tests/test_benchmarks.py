@@ -45,6 +45,17 @@ def check_ratios(row):
         assert float(row[ratio]) == pytest.approx(float(row[ours]) / float(row[theirs]), rel=1e-3)
 
 
+def _benchmark_module(name):
+    """Import a script of benchmarks/ (which import each other by name)."""
+    import importlib
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
 def run_bench(*args, cwd, script="bench_fit.py"):
     script = BENCHMARKS / script
     return subprocess.run([sys.executable, str(script), *args], cwd=cwd, capture_output=True,
@@ -174,11 +185,7 @@ def test_real_data_benchmark_times_id3_and_c45_against_cart(tmp_path):
 
 def test_committed_real_data_runs_cover_the_grid():
     """results_real.csv: one row per data set, criterion and depth of bench_real.py's grid."""
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import bench_real
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    bench_real = _benchmark_module("bench_real")
     header, rows = read(BENCHMARKS / "results_real.csv")
     assert header == bench_real.CSV_COLUMNS
     sizes = {r["dataset"]: int(r["n_samples"]) for r in rows}
@@ -212,11 +219,7 @@ def test_sparse_benchmark_writes_its_rows(tmp_path):
 
 def test_committed_sparse_run_covers_the_grid():
     """results_sparse.csv: issue 23's bag-of-words shape, every criterion and depth."""
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import bench_sparse
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    bench_sparse = _benchmark_module("bench_sparse")
     header, rows = read(BENCHMARKS / "results_sparse.csv")
     assert header == bench_sparse.CSV_COLUMNS
     assert [(r["criterion"], r["max_depth"]) for r in rows] == [
