@@ -78,29 +78,39 @@ def estimators(criterion, depth):
 def peak_fit_mib(library, criterion, n, d, depth, block_cells=None):
     """Peak RSS of one fit in a fresh process, above the process's RSS before the fit.
 
-    Linux: writing 5 to /proc/self/clear_refs resets the peak (VmHWM) to the
-    current RSS, so the peak of making the data does not count.  Before it, a
-    fit on 50 rows loads whatever ``fit`` imports lazily, and glibc's
-    ``malloc_trim(0)`` hands the heap's free pages back to the system: without
-    it, a fit that reuses pages freed while the data were made (scikit-learn's
-    float32 copy of X, for one) would not show them in its RSS.  ``block_cells``,
-    if given, replaces ``dtree.splitting.BLOCK_CELLS`` in that process
-    (``block_size.py``).
+    The data of :func:`data` and the estimators of :func:`estimators`, measured
+    by :func:`measure_peak_fit`.  ``block_cells``, if given, replaces
+    ``dtree.splitting.BLOCK_CELLS`` in that process (``block_size.py``).
     """
     block = ("" if block_cells is None else
-             f"import dtree.splitting\ndtree.splitting.BLOCK_CELLS = {int(block_cells)}")
+             f"import dtree.splitting\ndtree.splitting.BLOCK_CELLS = {int(block_cells)}\n")
+    return measure_peak_fit(f"""from bench_fit import data, estimators, CRITERIA
+{block}X, y = data(CRITERIA[{criterion!r}], {n}, {d})
+ours, theirs = estimators({criterion!r}, {depth!r})
+estimator = ours if {library!r} == "dtree" else theirs
+""")
+
+
+def measure_peak_fit(setup):
+    """Peak RSS (MiB) of ``estimator.fit(X, y)`` in a fresh process, above its RSS just before.
+
+    ``setup`` is Python code, run in that process with this folder on its
+    path, that defines ``X``, ``y`` and ``estimator``.  Linux: writing 5 to
+    /proc/self/clear_refs resets the peak (VmHWM) to the current RSS, so the
+    peak of making the data does not count.  Before it, a fit on 50 rows loads
+    whatever ``fit`` imports lazily, and glibc's ``malloc_trim(0)`` hands the
+    heap's free pages back to the system: without it, a fit that reuses pages
+    freed while the data were made (scikit-learn's float32 copy of X, for one)
+    would not show them in its RSS.
+    """
     code = f"""
 import ctypes, json, sys
 sys.path.insert(0, {sys.path[0]!r})
 from sklearn.base import clone
-from bench_fit import data, estimators, CRITERIA
-{block}
+{setup}
 def status_kib(key):
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(key + ":"))
-X, y = data(CRITERIA[{criterion!r}], {n}, {d})
-ours, theirs = estimators({criterion!r}, {depth!r})
-estimator = ours if {library!r} == "dtree" else theirs
 clone(estimator).fit(X[:50], y[:50])
 try:
     ctypes.CDLL("libc.so.6").malloc_trim(0)

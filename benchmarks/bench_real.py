@@ -31,11 +31,8 @@ Nothing here is asserted: the ratios are measurements to read, not tests.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 
-from bench_fit import PREDICT_REPEAT, best_times, environment, significant
+from bench_fit import PREDICT_REPEAT, best_times, environment, measure_peak_fit, significant
 
 CLASSIFICATION = ["gini", "entropy"]
 REGRESSION = ["squared_error", "friedman_mse", "poisson", "absolute_error"]
@@ -139,19 +136,7 @@ def criteria(name, task, n):
         return TALL[name]
     if task == "classification":
         return CLASSIFICATION
-    return [c for c in REGRESSION if _dtree_accepts(c)
-            and (c != "absolute_error" or n <= ABSOLUTE_ERROR_MAX_N)]
-
-
-def _dtree_accepts(criterion):
-    """Whether this dtree's regressor has the criterion (friedman_mse came later)."""
-    import dtree
-
-    try:
-        dtree.DecisionTreeRegressor(criterion=criterion).fit([[0.0], [1.0]], [1.0, 2.0])
-    except ValueError:
-        return False
-    return True
+    return [c for c in REGRESSION if c != "absolute_error" or n <= ABSOLUTE_ERROR_MAX_N]
 
 
 def depths(name):
@@ -173,33 +158,13 @@ def estimators(task, criterion, depth):
 def peak_fit_mib(library, name, criterion, depth):
     """Peak RSS (MiB) of one fit in a fresh process, above its RSS just before the fit.
 
-    As ``bench_fit.peak_fit_mib``: a warm-up fit on 50 rows, glibc's
-    ``malloc_trim(0)``, the peak reset through /proc/self/clear_refs (Linux).
+    ``bench_fit.measure_peak_fit`` on the data set ``name`` (:func:`dataset`).
     """
-    code = f"""
-import ctypes, json, sys
-sys.path.insert(0, {sys.path[0]!r})
-from sklearn.base import clone
-from bench_real import dataset, estimators
-def status_kib(key):
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith(key + ":"))
+    return measure_peak_fit(f"""from bench_real import dataset, estimators
 X, y, task = dataset({name!r})
 ours, theirs = estimators(task, {criterion!r}, {depth!r})
 estimator = ours if {library!r} == "dtree" else theirs
-clone(estimator).fit(X[:50], y[:50])
-try:
-    ctypes.CDLL("libc.so.6").malloc_trim(0)
-except (OSError, AttributeError):
-    pass
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")
-baseline = status_kib("VmRSS")
-estimator.fit(X, y)
-print(json.dumps((status_kib("VmHWM") - baseline) / 1024))
-"""
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+""")
 
 
 def multiway_data(n=100_000, values=1000, numeric=20, seed=0):
