@@ -354,7 +354,6 @@ class SparseSplitter(BestSplitter):
         n_segments = starts.size
         best = SplitResult.empty(n_segments)
         best_rank = np.full(n_segments, np.inf)
-        best_lower = np.zeros(n_segments)
         col, segment, row, value = gathered
         first, last = self._groups(col, segment)
         if not first.size:
@@ -376,7 +375,7 @@ class SparseSplitter(BestSplitter):
                 cands = self._reference_candidates(block, first[g:end] - a,
                                                    last[g:end] - a, starts, sizes,
                                                    options.thresholds)
-            self._keep_best(cands, options, best, best_rank, best_lower)
+            self._keep_best(cands, options, best, best_rank)
             g = end
         found = best.feature >= 0
         n_left = best.n_left
@@ -486,7 +485,7 @@ class SparseSplitter(BestSplitter):
         return {name: np.array(values, dtype=np.intp if name in ints else np.float64)
                 for name, values in out.items()}
 
-    def _keep_best(self, cands, options, best, best_rank, best_lower):
+    def _keep_best(self, cands, options, best, best_rank):
         """Replace ``best`` where a candidate scores higher (ties: lower rank, then lower cut)."""
         seg, f, n_left = cands["segment"], cands["feature"], cands["n_left"]
         threshold = cands.get("threshold")
@@ -527,7 +526,7 @@ class SparseSplitter(BestSplitter):
             at_value = midpoint(lower[pick], cands["upper"][at][pick].astype(np.float64))
         else:
             at_value = threshold[at][pick]
-        best_rank[s], best_lower[s] = rank[pick], lower[pick]
+        best_rank[s] = rank[pick]
         best.update(s, feature=f[pick], threshold=at_value, n_left=n_left[pick],
                     proxy=proxy[pick])
 
