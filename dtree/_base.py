@@ -168,8 +168,8 @@ class ClassifierMixin:
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
             Samples, as for ``predict``.
-        y : array_like of shape (n_samples,)
-            True class labels.
+        y : array_like of shape (n_samples,) or (n_samples, n_outputs)
+            True class labels (0/1 labels only, for several outputs).
         sample_weight : array_like of shape (n_samples,), default=None
             Non-negative weights of the samples in the average.
 
@@ -177,14 +177,28 @@ class ClassifierMixin:
         -------
         float
             The fraction (weighted, if ``sample_weight`` is given) of samples
-            whose predicted class equals ``y``.
+            whose predicted class equals ``y`` (in every output).
+
+        Raises
+        ------
+        ValueError
+            If ``y`` does not have the shape of ``predict(X)``, or has several
+            outputs with labels other than 0 and 1.
         """
         y = np.asarray(y)
         predicted = self.predict(X)
         if y.shape != predicted.shape:
             raise ValueError(f"y must have shape {predicted.shape}, got {y.shape}")
         weight = check_sample_weight(sample_weight, y.shape[0])
-        return float(np.average(predicted == y, weights=weight))
+        correct = predicted == y
+        if y.ndim == 2:
+            # several outputs: scikit-learn's accuracy_score scores 0/1 labels
+            # (multilabel) by exact match of every output, and refuses others
+            if not (np.isin(y, [0, 1]).all() and np.isin(predicted, [0, 1]).all()):
+                raise ValueError("multiclass-multioutput is not supported (score needs 0/1 "
+                                 "labels in every output; compare predict(X) with y per output)")
+            correct = correct.all(axis=1)
+        return float(np.average(correct, weights=weight))
 
 
 class NodeTreeMixin:

@@ -49,6 +49,7 @@ from dtree._validation import (
     check_numeric_X,
     check_real,
     check_sample_weight,
+    check_dense,
     check_target,
     encode,
     feature_names_of,
@@ -56,7 +57,12 @@ from dtree._validation import (
     parameter_error,
     random_generator,
 )
-from dtree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, get_criterion
+from dtree.criteria import (
+    CLASSIFICATION_CRITERIA,
+    REGRESSION_CRITERIA,
+    get_criterion,
+    multi_output,
+)
 from dtree.growth import GrowthParams, grow_best_first, grow_depth_first
 from dtree.pruning import cost_complexity_path, prune_to_alpha
 from dtree.sparse import (
@@ -178,18 +184,18 @@ class _BaseDecisionTree(BaseEstimator):
         if self.monotonic_cst is not None and np.ndim(y) == 2 and np.shape(y)[1] > 1:
             raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
         target = self._encode_target(y, n_samples, criterion)
-        n_outputs = 1 if target.ndim == 1 else target.shape[1]   # 1: y is 1-D (checked)
+        n_outputs = 1 if target.ndim == 1 else target.shape[1]   # y of shape (n,) or (n, m)
         weight = check_sample_weight(sample_weight, n_samples)
         weight = self._apply_class_weight(weight)
         if criterion.name in ("squared_error", "friedman_mse"):
             with np.errstate(over="ignore"):    # an overflow is refused below
-                sum_of_squares = np.sum(weight * np.square(target))
+                sum_of_squares = np.sum(weight * np.square(target).T)
         if criterion.name in ("squared_error", "friedman_mse") and not np.isfinite(sum_of_squares):
             raise ValueError(
                 f"y is too large for criterion={criterion.name!r}: the weighted sum of y**2 "
                 f"overflows (largest |y| = {np.max(np.abs(target)):.3g}); divide y by a common "
                 "factor (the tree's splits do not change)")
-        if criterion.name == "poisson" and np.sum(target * weight) <= 0:
+        if criterion.name == "poisson" and np.sum(target.T * weight) <= 0:
             raise ValueError("Sum of y is not positive which is necessary for Poisson "
                              "regression (criterion='poisson' needs a positive weighted "
                              "sum of y)")
@@ -201,7 +207,10 @@ class _BaseDecisionTree(BaseEstimator):
                                needed=max_features < n_features or self.splitter == "random")
 
         self.n_features_in_ = n_features
-        self.n_outputs_ = n_outputs          # 1: dtree fits one output (scikit-learn's name)
+        self.n_outputs_ = n_outputs
+        # The mean of the outputs' impurities for several (criteria.multi_output)
+        criterion = multi_output(criterion, n_outputs,
+                                 self.n_classes_ if self._classification else None)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
@@ -237,7 +246,8 @@ class _BaseDecisionTree(BaseEstimator):
         The ``"node"`` arrays of :data:`dtree.tree.NODE_FIELDS` that the
         growers do not compute are made here from each node's criterion
         statistics: ``weighted_n_node_samples`` and ``value`` of shape
-        (node_count, n_outputs, max_n_classes).
+        (node_count, n_outputs, max_n_classes) (zero-padded where an output
+        has fewer classes).
         """
         # The grown arrays are handed over (copy=False), each owning its memory
         # (no view into stats: the fitted tree keeps nothing more, and nothing
@@ -246,10 +256,11 @@ class _BaseDecisionTree(BaseEstimator):
         stats, grown.stats = grown.stats, None            # (node_count, n_stats)
         per_output = (stats.shape[0], n_outputs, -1)
         weights = np.array(criterion.weight(stats.T))     # a copy, not a view of stats
+        # criterion.value: (..., node_count), the nodes last
+        value = np.moveaxis(np.asarray(criterion.value(stats.T)), -1, 0)
+        value = np.array(value.reshape(per_output))       # (node_count, n_outputs, n_values)
         if criterion.is_classification:                   # class fractions
-            value = np.divide(stats.reshape(per_output), weights[:, None, None])
-        else:                                             # (node_count, 1, 1)
-            value = np.array(criterion.value(stats.T).T.reshape(per_output))
+            value /= weights[:, None, None]
         del stats
         if grown.bounds is not None:
             _clip_node_values(value, grown.bounds)
@@ -258,7 +269,7 @@ class _BaseDecisionTree(BaseEstimator):
             weighted_n_node_samples=weights,
             value=value,
             n_features=n_features,
-            n_classes=getattr(self, "n_classes_", 1),
+            n_classes=getattr(self, "n_classes_", np.ones(n_outputs, dtype=np.intp)),
             copy=False,
         )
 
@@ -393,6 +404,21 @@ class _BaseDecisionTree(BaseEstimator):
         return Bunch(ccp_alphas=alphas, impurities=impurities)
 
 
+def _target_columns(y):
+    """The columns of a ``y`` of several outputs (shape (n_samples, m), m >= 2), or None.
+
+    None for any other ``y`` (1-D, a column vector, or a shape that
+    :func:`dtree._validation.check_target` then refuses by name).
+    """
+    if y is None:
+        return None
+    check_dense(y, "y")
+    array = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+    if array.ndim != 2 or array.shape[1] < 2:
+        return None
+    return [array[:, k] for k in range(array.shape[1])]
+
+
 def _clip_node_values(value, bounds):
     """Clip every node's value to its bounds, in place (monotonicity constraints).
 
@@ -477,9 +503,12 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
         Impurity: Gini impurity, or Shannon entropy in bits ("log_loss" is
         the same as "entropy")."""  + _SHARED_PARAMETERS + """
-    class_weight : dict, "balanced" or None, default=None
+    class_weight : dict, list of dict, "balanced" or None, default=None
         Multiplies each sample's weight by the weight of its class;
-        "balanced" uses ``n_samples / (n_classes * count(class))``.""" + _MONOTONIC_CST % (
+        "balanced" uses ``n_samples / (n_classes * count(class))``.  With
+        several outputs, a list of one dict per output (or "balanced"), and
+        a sample's weight is multiplied by the product of its classes'
+        weights (scikit-learn's ``compute_sample_weight``).""" + _MONOTONIC_CST % (
         "the probability of ``classes_[1]``", "their fractions of ``classes_[1]``",
         ", or if\n        ``y`` has more than two classes or several outputs") + """
 
@@ -487,14 +516,16 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     ----------
     tree_ : TreeArrays
         The fitted tree as read-only arrays with scikit-learn's names.
-    classes_ : ndarray of shape (n_classes,)
-        Sorted class labels.
-    n_classes_ : int
-        Number of classes.
+    classes_ : ndarray of shape (n_classes,) or list of ndarray
+        Sorted class labels (with several outputs, a list of one array per
+        output).
+    n_classes_ : int or ndarray of shape (n_outputs,)
+        Number of classes (of each output).
     n_features_in_ : int
         Number of features seen in ``fit``.
     n_outputs_ : int
-        Number of outputs (always 1: dtree fits a 1-D ``y``).
+        Number of outputs: 1 for a 1-D ``y``, ``m`` for a ``y`` of shape
+        (n_samples, m).
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Column names, when ``X`` was a DataFrame with string column names.
     max_features_ : int
@@ -540,8 +571,16 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         self.monotonic_cst = monotonic_cst
 
     def _encode_target(self, y, n_samples, criterion):
-        codes, self.classes_ = encode(check_target(y, n_samples))
-        self.n_classes_ = len(self.classes_)
+        columns = _target_columns(y)
+        if columns is None:                                    # one output
+            codes, self.classes_ = encode(check_target(y, n_samples))
+            self.n_classes_ = len(self.classes_)
+        else:                                                  # y of shape (n, m), m >= 2
+            encoded = [encode(check_target(column, n_samples)) for column in columns]
+            codes = np.column_stack([c for c, _ in encoded])
+            self.classes_ = [classes for _, classes in encoded]
+            self.n_classes_ = np.array([len(classes) for classes in self.classes_],
+                                       dtype=np.intp)
         self._y_codes = codes
         return codes
 
@@ -550,22 +589,31 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         class_weight = self.class_weight
         if class_weight is None:
             return weight
-        if isinstance(class_weight, str) and class_weight == "balanced":
-            counts = np.bincount(codes, minlength=self.n_classes_)
-            per_class = codes.size / (self.n_classes_ * counts)
-        elif isinstance(class_weight, dict):
-            unknown = [k for k in class_weight if k not in set(self.classes_.tolist())]
-            if unknown:
-                raise ValueError(f"class_weight has labels {unknown} that are not in y "
-                                 f"(classes are {self.classes_.tolist()})")
-            per_class = np.array([float(class_weight.get(c, 1.0)) for c in self.classes_.tolist()])
-            if np.any(per_class < 0) or not np.all(np.isfinite(per_class)):
-                raise ValueError("class_weight values must be finite and non-negative")
+        if codes.ndim == 1:
+            per_sample = self._class_weight_of_output(class_weight, codes, self.classes_)
         else:
-            raise parameter_error("class_weight", "an instance of 'dict', a str among "
-                                  "{'balanced'} or None", class_weight, type(self).__name__)
+            # several outputs: the product of the outputs' weights (scikit-learn's
+            # compute_sample_weight), from a list of one dict per output or "balanced"
+            if isinstance(class_weight, str) and class_weight == "balanced":
+                per_output = [class_weight] * codes.shape[1]
+            elif isinstance(class_weight, list):
+                if len(class_weight) != codes.shape[1]:
+                    raise ValueError(
+                        "For multi-output, number of elements in class_weight should match "
+                        f"number of outputs. Got {len(class_weight)} element(s) while having "
+                        f"{codes.shape[1]} outputs.")
+                per_output = class_weight
+            elif isinstance(class_weight, dict):
+                raise ValueError("For multi-output, class_weight should be a list of dicts, "
+                                 "or the string 'balanced'.")
+            else:
+                per_output = [class_weight] * codes.shape[1]     # refused below, named
+            per_sample = np.ones(codes.shape[0])
+            for k, weight_k in enumerate(per_output):
+                per_sample = per_sample * self._class_weight_of_output(
+                    weight_k, codes[:, k], self.classes_[k])
         with np.errstate(over="ignore"):    # an overflow is refused below
-            weight = weight * per_class[codes]
+            weight = weight * per_sample
             total = weight.sum()
         if total <= 0:
             raise ValueError("sample_weight times class_weight sums to 0")
@@ -575,6 +623,27 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
                 f"{MAX_TOTAL_WEIGHT:.0e} (the criteria square weighted counts): divide the "
                 "weights by a common factor (a tree depends only on their ratios)")
         return weight
+
+    def _class_weight_of_output(self, class_weight, codes, classes):
+        """The weight of each sample's class in one output, shape (n_samples,)."""
+        n_classes = len(classes)
+        if isinstance(class_weight, str) and class_weight == "balanced":
+            counts = np.bincount(codes, minlength=n_classes)
+            per_class = codes.size / (n_classes * counts)   # n / (K n_k)
+        elif isinstance(class_weight, dict):
+            unknown = [k for k in class_weight if k not in set(classes.tolist())]
+            if unknown:
+                raise ValueError(f"class_weight has labels {unknown} that are not in y "
+                                 f"(classes are {classes.tolist()})")
+            per_class = np.array([float(class_weight.get(c, 1.0)) for c in classes.tolist()])
+            if np.any(per_class < 0) or not np.all(np.isfinite(per_class)):
+                raise ValueError("class_weight values must be finite and non-negative")
+        else:
+            expected = ("an instance of 'dict', a str among {'balanced'} or None"
+                        if not isinstance(self.classes_, list) else
+                        "a list of one dict per output, a str among {'balanced'} or None")
+            raise parameter_error("class_weight", expected, class_weight, type(self).__name__)
+        return per_class[codes]
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree.
@@ -586,8 +655,11 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             (dense ``X`` only); not modified.  A sparse matrix (any format;
             CSC is copied the least) is never made dense (``dtree.sparse``),
             and gives the tree of its dense copy.
-        y : array_like of shape (n_samples,)
-            Class labels.
+        y : array_like of shape (n_samples,) or (n_samples, n_outputs)
+            Class labels; a 2-D ``y`` of several columns is several outputs,
+            and the impurity of a node is the mean of its outputs'
+            impurities (scikit-learn's rule; the CART chapter's
+            "Several outputs").
         sample_weight : array_like of shape (n_samples,), default=None
             Non-negative weights; samples of weight 0 are ignored.
 
@@ -617,21 +689,41 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     def predict_proba(self, X):
         """Class fractions of the leaf each sample reaches, of shape (n_samples, n_classes).
 
-        Columns follow ``classes_``; rows sum to 1.
+        Columns follow ``classes_``; rows sum to 1.  With several outputs, a
+        list of one such array per output (columns: that output's classes).
         """
         leaves = self.apply(X)
-        return self.tree_.value[:, 0, :][leaves]   # indexing copies: a writable array
+        if self.n_outputs_ == 1:
+            return self.tree_.value[:, 0, :][leaves]   # indexing copies: a writable array
+        return [self.tree_.value[:, k, :n_k][leaves] for k, n_k in enumerate(self.n_classes_)]
 
     def predict_log_proba(self, X):
         """Natural logarithm of :meth:`predict_proba` (``-inf`` for zero fractions)."""
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if self.n_outputs_ == 1:
+                return np.log(proba)
+            return [np.log(p) for p in proba]
 
     def predict(self, X):
-        """Majority class of the leaf each sample reaches (ties: first in ``classes_``)."""
+        """Majority class of the leaf each sample reaches (ties: first in ``classes_``).
+
+        Of shape (n_samples,), or (n_samples, n_outputs) with several outputs
+        (column ``k``: the majority class of output ``k``).
+        """
         leaves = self.apply(X)
-        majority = np.argmax(self.tree_.value[:, 0, :], axis=1)  # per node, not per sample
-        return self.classes_[majority[leaves]]
+        if self.n_outputs_ == 1:
+            majority = np.argmax(self.tree_.value[:, 0, :], axis=1)  # per node, not per sample
+            return self.classes_[majority[leaves]]
+        try:            # one dtype for the outputs' labels, as NumPy would give them
+            dtype = np.result_type(*self.classes_)
+        except TypeError:
+            dtype = object
+        predicted = np.empty((leaves.shape[0], self.n_outputs_), dtype=dtype)
+        for k, n_k in enumerate(self.n_classes_):
+            majority = np.argmax(self.tree_.value[:, k, :n_k], axis=1)
+            predicted[:, k] = self.classes_[k][majority[leaves]]
+        return predicted
 
 
 class DecisionTreeRegressor(_BaseDecisionTree):
@@ -661,7 +753,8 @@ default="squared_error"
     n_features_in_ : int
         Number of features seen in ``fit``.
     n_outputs_ : int
-        Number of outputs (always 1: dtree fits a 1-D ``y``).
+        Number of outputs: 1 for a 1-D ``y``, ``m`` for a ``y`` of shape
+        (n_samples, m).
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Column names, when ``X`` was a DataFrame with string column names.
     max_features_ : int
@@ -704,7 +797,9 @@ default="squared_error"
         self.monotonic_cst = monotonic_cst
 
     def _encode_target(self, y, n_samples, criterion):
-        array = check_target(y, None, labels=False)
+        columns = _target_columns(y)
+        array = (check_target(y, None, labels=False) if columns is None
+                 else np.column_stack(columns))              # (n, m) of several outputs
         check_real(array, "y")
         array = as_float64(array, "y")
         if not np.all(np.isfinite(array)):
@@ -736,8 +831,9 @@ default="squared_error"
             not modified.  A sparse matrix (any format; CSC is copied the
             least) is never made dense (``dtree.sparse``), and gives the tree
             of its dense copy (up to near-ties of float targets).
-        y : array_like of shape (n_samples,)
-            Numeric targets.
+        y : array_like of shape (n_samples,) or (n_samples, n_outputs)
+            Numeric targets; a 2-D ``y`` of several columns is several
+            outputs (the impurity of a node: the mean of its outputs').
         sample_weight : array_like of shape (n_samples,), default=None
             Non-negative weights; samples of weight 0 are ignored.
 
@@ -762,9 +858,14 @@ default="squared_error"
         return self._fit(X, y, sample_weight)
 
     def predict(self, X):
-        """The value (mean or median) of the leaf each sample reaches, of shape (n_samples,)."""
+        """The value (mean or median) of the leaf each sample reaches.
+
+        Of shape (n_samples,), or (n_samples, n_outputs) with several outputs.
+        """
         leaves = self.apply(X)
-        return self.tree_.value[:, 0, 0][leaves]   # indexing copies: a writable array
+        if self.n_outputs_ == 1:
+            return self.tree_.value[:, 0, 0][leaves]   # indexing copies: a writable array
+        return self.tree_.value[:, :, 0][leaves]
 
     def __sklearn_tags__(self):
         from sklearn.utils import RegressorTags
@@ -776,9 +877,24 @@ default="squared_error"
         return tags
 
     def score(self, X, y, sample_weight=None):
-        """Coefficient of determination :math:`R^2` of :meth:`predict` (best 1.0)."""
+        """Coefficient of determination :math:`R^2` of :meth:`predict` (best 1.0).
+
+        With several outputs, the mean of the outputs' :math:`R^2`
+        (scikit-learn's ``r2_score`` with ``multioutput="uniform_average"``).
+        """
         y = np.asarray(y, dtype=np.float64)
         weight = check_sample_weight(sample_weight, y.shape[0])
-        residual = np.sum(weight * (y - self.predict(X)) ** 2)
-        total = np.sum(weight * (y - np.average(y, weights=weight)) ** 2)
-        return float(1.0 - residual / total) if total > 0 else (1.0 if residual == 0 else 0.0)
+        predicted = self.predict(X)
+        if y.ndim == 2 and y.shape[1] == 1 and predicted.ndim == 1:
+            y = y.ravel()                          # a column vector: one output
+        if y.shape != predicted.shape:
+            raise ValueError(f"y must have shape {predicted.shape}, got {y.shape}")
+        if y.ndim == 1:
+            y, predicted = y[:, None], predicted[:, None]
+        # R^2 of each output, then their mean (scikit-learn's "uniform_average")
+        residual = np.sum(weight[:, None] * (y - predicted) ** 2, axis=0)
+        total = np.sum(weight[:, None] * (y - np.average(y, axis=0, weights=weight)) ** 2,
+                       axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r2 = np.where(total > 0, 1.0 - residual / total, np.where(residual == 0, 1.0, 0.0))
+        return float(np.mean(r2))

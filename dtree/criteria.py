@@ -747,6 +747,243 @@ class FriedmanMSE(SquaredError):
             return diff * diff / (w_left * w_right * w_node)
 
 
+class _MultiOutputClassification:
+    r"""A classification criterion of several outputs: the mean of the outputs' impurities.
+
+    The statistics of a sample are its class weights of every output, one
+    block of rows per output (:math:`K_1 + \dots + K_m` rows); a node's
+    impurity is :math:`\frac{1}{m}\sum_k i_k(t)`, the mean of the impurities
+    of its outputs' class counts, and its weight that of the first output
+    (every output sees the same samples).  scikit-learn's ``Gini`` and
+    ``Entropy`` with ``n_outputs > 1`` (``_criterion.pyx``): the outputs'
+    impurities summed one after another, then divided by :math:`m`.  Made by
+    :func:`multi_output`; ``base`` is :class:`Gini` or :class:`Entropy`.
+    """
+
+    base: type
+    n_outputs: int
+    n_classes: tuple          # K_k of each output
+    blocks: tuple             # the rows of each output's class weights
+
+    @classmethod
+    def sample_stats(cls, codes, weight, n_classes=None):
+        """Class weights of every output, shape (K_1 + ... + K_m, n_samples), float64."""
+        return np.vstack([ClassWeights(codes[:, k], weight, n_k).take(np.arange(codes.shape[0]))
+                          for k, n_k in enumerate(cls.n_classes)])
+
+    @classmethod
+    def weight(cls, counts):
+        return counts[cls.blocks[0]].sum(axis=0)
+
+    @classmethod
+    def impurity(cls, counts):
+        # (1/m) sum_k i_k(t), the outputs summed one after another
+        total = cls.base.impurity(counts[cls.blocks[0]])
+        for rows in cls.blocks[1:]:
+            total = total + cls.base.impurity(counts[rows])
+        return total / cls.n_outputs
+
+    @classmethod
+    def weighted_impurity(cls, counts):
+        """W times the mean impurity of the outputs (what the proxy sums)."""
+        return cls.weight(counts) * cls.impurity(counts)
+
+    @classmethod
+    def proxy(cls, left, right):
+        # -W_L i(L) - W_R i(R), i the mean over the outputs
+        return -cls.weighted_impurity(right) - cls.weighted_impurity(left)
+
+    @classmethod
+    def value(cls, counts):
+        """Class weights of every output, (n_outputs, max K, n_nodes), zero-padded."""
+        out = np.zeros((cls.n_outputs, max(cls.n_classes)) + counts.shape[1:])
+        for k, rows in enumerate(cls.blocks):
+            out[k, :cls.n_classes[k]] = counts[rows]
+        return out
+
+
+class _MultiOutputRegression:
+    r"""A regression criterion of several outputs: the mean of the outputs' impurities.
+
+    Made by :func:`multi_output` from :class:`SquaredError`,
+    :class:`FriedmanMSE`, :class:`Poisson` or :class:`AbsoluteError`, with
+    scikit-learn's formulas for ``n_outputs = m > 1`` (``_criterion.pyx``):
+
+    * squared error, statistics :math:`(w, w y_1, \dots, w y_m, w \sum_k y_k^2)`:
+      :math:`i(t) = \frac{1}{m}\bigl(\overline{\textstyle\sum_k y_k^2}
+      - \sum_k \bar y_k^2\bigr)`, the mean of the outputs' variances; proxy
+      :math:`\sum_k S_{L,k}^2 / W_L + \sum_k S_{R,k}^2 / W_R`;
+    * Friedman's improvement on the sums over outputs :math:`S = \sum_k S_k`;
+    * Poisson, statistics :math:`(w, w y_1, \dots, w y_m, w y_1 \ln y_1,
+      \dots)`: the mean of the outputs' half deviances, a split forbidden if
+      any output of a child sums to 0;
+    * absolute error, statistics :math:`(w, y_1, \dots, y_m)` and node
+      statistics :math:`(W, \tilde y_1, \dots, \tilde y_m, D_1, \dots, D_m)`:
+      :math:`i(t) = \sum_k D_k / (m W)`, proxy :math:`-\sum_k (D_{L,k} +
+      D_{R,k})`.
+
+    A leaf predicts each output's mean (median for the absolute error).
+    """
+
+    base: type
+    n_outputs: int
+
+    @classmethod
+    def sample_stats(cls, y, weight, n_classes=None):
+        wy = weight[:, None] * y
+        if cls.base is AbsoluteError:
+            return np.vstack([weight, y.T])
+        if cls.base is Poisson:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                y_log_y = np.where(y > 0, y * np.log(y), 0.0)
+            return np.vstack([weight, wy.T, (weight[:, None] * y_log_y).T])
+        # w * sum_k y_k^2, the outputs added one after another
+        squares = np.cumsum(wy * y, axis=1)[:, -1]
+        return np.vstack([weight, wy.T, squares])
+
+    @staticmethod
+    def weight(stats):
+        return stats[0]
+
+    @classmethod
+    def _sums(cls, stats):
+        return stats[1:1 + cls.n_outputs]
+
+    @classmethod
+    def impurity(cls, stats):
+        m, w = cls.n_outputs, stats[0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if cls.base is AbsoluteError:                   # sum_k D_k / (m W)
+                return _sum_over_classes(stats[1 + m:1 + 2 * m]) / (w * m)
+            if cls.base is Poisson:                         # (1/m) sum_k i_k
+                total = cls.base.impurity(stats[[0, 1, 1 + m]])
+                for k in range(1, m):
+                    total = total + cls.base.impurity(stats[[0, 1 + k, 1 + m + k]])
+                return total / m
+            # (sum w y^2 / W - sum_k (S_k / W)^2) / m
+            impurity = stats[1 + m] / w
+            for k in range(m):
+                mean = stats[1 + k] / w
+                impurity = impurity - mean * mean
+            return impurity / m
+
+    @classmethod
+    def proxy(cls, left, right):
+        m = cls.n_outputs
+        if cls.base is AbsoluteError:                       # -(sum_k D_L,k + sum_k D_R,k)
+            return -(_sum_over_classes(left[1 + m:1 + 2 * m])
+                     + _sum_over_classes(right[1 + m:1 + 2 * m]))
+        if cls.base is Poisson:
+            score = cls.base.proxy(left[[0, 1]], right[[0, 1]])
+            for k in range(1, m):
+                score = score + cls.base.proxy(left[[0, 1 + k]], right[[0, 1 + k]])
+            return score
+        if cls.base is FriedmanMSE:                         # on S = sum_k S_k
+            return FriedmanMSE.proxy(cls._summed(left), cls._summed(right))
+        # sum_k S_L,k^2 / W_L + sum_k S_R,k^2 / W_R
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (_sum_over_classes(np.square(cls._sums(left))) / left[0]
+                    + _sum_over_classes(np.square(cls._sums(right))) / right[0])
+
+    @classmethod
+    def _summed(cls, stats):
+        """(W, sum_k S_k): the statistics Friedman's improvement reads."""
+        return np.stack([stats[0], _sum_over_classes(cls._sums(stats))])
+
+    @classmethod
+    def improvement(cls, totals, impurity, left, right, total_weight):
+        if cls.base is FriedmanMSE:
+            # scikit-learn's FriedmanMSE.impurity_improvement: the difference of
+            # the children's sums over outputs, divided by m, squared
+            w_node, w_left, w_right = totals[0], left[0], right[0]
+            diff = (w_right * _sum_over_classes(cls._sums(left))
+                    - w_left * _sum_over_classes(cls._sums(right))) / cls.n_outputs
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return diff * diff / (w_left * w_right * w_node)
+        return Criterion.improvement.__func__(cls, totals, impurity, left, right, total_weight)
+
+    @classmethod
+    def value(cls, stats):
+        """Each output's mean (median), shape (n_outputs, n_nodes)."""
+        if cls.base is AbsoluteError:
+            return stats[1:1 + cls.n_outputs]
+        return cls._sums(stats) / stats[0:1]
+
+    @classmethod
+    def node_stats(cls, stats, samples, starts):
+        if cls.base is not AbsoluteError:
+            return Criterion.node_stats.__func__(cls, stats, samples, starts)
+        m = cls.n_outputs
+        per_output = [AbsoluteError.node_stats(stats[[0, 1 + k]], samples, starts)
+                      for k in range(m)]
+        return np.vstack([per_output[0][:1]] + [s[1:2] for s in per_output]
+                         + [s[2:3] for s in per_output])
+
+    @classmethod
+    def children_score(cls, stats, O, starts, sizes, cand, min_weight_leaf=0.0):
+        # the outputs' -(D_L + D_R), summed (-inf stays -inf)
+        score = AbsoluteError.children_score(stats[[0, 1]], O, starts, sizes, cand,
+                                             min_weight_leaf)
+        for k in range(1, cls.n_outputs):
+            score += AbsoluteError.children_score(stats[[0, 1 + k]], O, starts, sizes, cand,
+                                                  min_weight_leaf)
+        return score
+
+
+_MULTI_OUTPUT = {}
+
+
+def multi_output(criterion, n_outputs, n_classes=None):
+    """The criterion ``criterion`` for ``n_outputs`` outputs (itself for one).
+
+    Parameters
+    ----------
+    criterion : type
+        A criterion of this module (:class:`Gini`, :class:`Entropy`,
+        :class:`SquaredError`, :class:`FriedmanMSE`, :class:`Poisson`,
+        :class:`AbsoluteError`).
+    n_outputs : int
+        Number of outputs :math:`m` (columns of ``y``).
+    n_classes : sequence of int, default=None
+        Number of classes of each output (classification).
+
+    Returns
+    -------
+    type
+        A subclass of ``criterion`` whose impurity is the mean of the
+        outputs' impurities (scikit-learn's rule for ``n_outputs > 1``),
+        cached per layout.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> both = multi_output(Gini, 2, [2, 3])
+    >>> counts = np.array([[2.0], [2.0], [4.0], [0.0], [0.0]])   # output 1 is pure
+    >>> float(both.impurity(counts)[0])                          # (0.5 + 0) / 2
+    0.25
+    """
+    n_outputs = int(n_outputs)
+    if n_outputs == 1:
+        return criterion
+    n_classes = None if n_classes is None else tuple(int(k) for k in n_classes)
+    key = (criterion, n_outputs, n_classes)
+    if key not in _MULTI_OUTPUT:
+        if criterion.is_classification:
+            edges = np.cumsum((0,) + n_classes)
+            attrs = dict(base=criterion, n_outputs=n_outputs, n_classes=n_classes,
+                         blocks=tuple(slice(int(a), int(b)) for a, b in zip(edges, edges[1:])),
+                         n_swept=None)
+            mixin = _MultiOutputClassification
+        else:
+            attrs = dict(base=criterion, n_outputs=n_outputs,
+                         n_swept=None if criterion is AbsoluteError else 1 + n_outputs)
+            mixin = _MultiOutputRegression
+        attrs["__doc__"] = (f"{criterion.__name__} of {n_outputs} outputs "
+                            f"(see :func:`dtree.criteria.multi_output`).")
+        _MULTI_OUTPUT[key] = type(f"{criterion.__name__}x{n_outputs}", (mixin, criterion), attrs)
+    return _MULTI_OUTPUT[key]
+
+
 CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy}
 REGRESSION_CRITERIA = {"squared_error": SquaredError, "absolute_error": AbsoluteError,
                        "poisson": Poisson, "friedman_mse": FriedmanMSE}
