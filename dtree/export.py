@@ -144,7 +144,7 @@ def _check_estimator(estimator):
     multi-output (read from their ``tree_`` arrays, which have the same
     fields), are accepted.
     """
-    if isinstance(estimator, (TreeArrays, Node, type)):
+    if isinstance(estimator, (TreeArrays, Node, type)) or hasattr(estimator, "children_left"):
         raise TypeError(f"decision_tree must be a fitted estimator, got {estimator!r}, which "
                         "is not an estimator instance")
     arrays = getattr(estimator, "tree_", None)
