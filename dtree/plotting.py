@@ -257,7 +257,8 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
     max_depth : int or None, default=None
         Draw nodes down to this depth (the root has depth 0); the children of
         deeper internal nodes are drawn as grey ``(...)`` boxes (as are
-        deeper leaves, as scikit-learn draws them).  ``None``
+        deeper leaves, as scikit-learn draws them; as there, the binary
+        edges into them carry no True/False).  ``None``
         draws the whole tree.
     feature_names : sequence of str of length n_features, default=None
         Names of the features; defaults to ``feature_names_in_`` if the
@@ -384,8 +385,8 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
             fill, gid = fills[box.index] if filled else background, f"node {box.node_id}"
         box_artists.append(canvas.draw_box(box, text, fill, gid))
         artists.append(box_artists[-1])
-        if box.edge:
-            artists.append(canvas.draw_edge_label(box))
+        if box.edge and not (box.truncated and box.binary):   # scikit-learn labels
+            artists.append(canvas.draw_edge_label(box))          # no "(...)" True/False
 
     if fontsize is None:
         _fit_fontsize(ax, artists, box_artists, canvas.n_slots, canvas.n_rows)
