@@ -67,15 +67,15 @@ def _majority(node: Node, class_names) -> str:
     return class_names[int(np.argmax(node.value))]
 
 
-def _edge_labels(node: Node, is_root: bool) -> list[str]:
-    """Labels of the edges out of an internal node, in the order of its children.
+def _edge_labels(view: "_View", i: int) -> list[str]:
+    """Labels of the edges out of internal node ``i`` of ``view``, in the order of its children.
 
     A multiway node's categories; "True" and "False" under a binary root, as
     scikit-learn writes them; no label (``""``) under other binary nodes.
     """
-    if node.threshold is None:
-        return [str(category) for category in node.categories]
-    return ["True", "False"] if is_root else ["", ""]
+    if view.threshold[i] is None:
+        return [str(category) for category in view.categories[i]]
+    return ["True", "False"] if i == 0 else ["", ""]
 
 
 def _criterion_name(estimator) -> str:
@@ -112,6 +112,15 @@ class _View:
     ``root_``.  ``children[i]`` lists the positions of node ``i``'s children;
     ``threshold[i]`` is None for a multiway test, whose branches are
     ``categories[i]``.
+
+    A multi-output tree (``n_outputs > 1``, CART only) keeps each node's
+    values as scikit-learn's ``tree_.value[i]``: ``fractions[i]`` and
+    ``counts[i]`` are arrays of shape ``(n_outputs, max_n_classes)`` (class
+    fractions and weighted counts, zero-padded for an output with fewer
+    classes; for a regressor the ``n_outputs`` predictions as a column);
+    a single-output tree's are 1-D.  ``n_classes`` is the number of
+    classes of the first output (scikit-learn's ``tree_.n_classes[0]``,
+    which its exporters test); 1 for a regressor.
     """
 
     node_id: list
@@ -124,22 +133,21 @@ class _View:
     fractions: list     # class fractions (classifier) or the prediction (regressor)
     counts: list        # weighted class counts (classifier) or the prediction (regressor)
     classifier: bool
-    n_classes: int
+    n_classes: int      # classes of the (first) output; 1 for a regressor
+    n_outputs: int = 1
 
 
 def _check_estimator(estimator):
     """A fitted estimator, not its tree: scikit-learn's TypeError for a ``tree_``.
 
-    dtree's estimators and scikit-learn's fitted single-output trees (read from
-    their ``tree_`` arrays, which have the same fields) are accepted.
+    dtree's estimators and scikit-learn's fitted trees, single- or
+    multi-output (read from their ``tree_`` arrays, which have the same
+    fields), are accepted.
     """
-    if isinstance(estimator, (TreeArrays, Node, type)):
+    if isinstance(estimator, (TreeArrays, Node, type)) or hasattr(estimator, "children_left"):
         raise TypeError(f"decision_tree must be a fitted estimator, got {estimator!r}, which "
                         "is not an estimator instance")
     arrays = getattr(estimator, "tree_", None)
-    if getattr(arrays, "n_outputs", 1) != 1:
-        raise ValueError(f"decision_tree has {arrays.n_outputs} outputs; the exports of dtree "
-                         "draw single-output trees only")
     if getattr(arrays, "children_left", None) is None:
         check_is_fitted(estimator, "root_")
 
@@ -147,12 +155,19 @@ def _check_estimator(estimator):
 def _view(estimator) -> _View:
     _check_estimator(estimator)
     classifier = _is_classifier(estimator)
-    n_classes = len(estimator.classes_) if classifier else 1
     arrays = getattr(estimator, "tree_", None)
-    if arrays is not None and hasattr(arrays, "children_left") and arrays.n_outputs == 1:
+    n_outputs = int(getattr(arrays, "n_outputs", 1))
+    if not classifier:
+        n_classes = 1
+    elif n_outputs == 1:
+        n_classes = len(estimator.classes_)
+    else:               # classes_ is a list of arrays: the first output's, as scikit-learn
+        n_classes = int(arrays.n_classes[0])
+    if arrays is not None and hasattr(arrays, "children_left"):
         left, right = arrays.children_left, arrays.children_right
         n = arrays.node_count
-        fractions = [arrays.value[i][0, :] for i in range(n)]
+        fractions = [arrays.value[i][0, :] if n_outputs == 1 else arrays.value[i]
+                     for i in range(n)]
         counts = ([f * arrays.weighted_n_node_samples[i] for i, f in enumerate(fractions)]
                   if classifier else fractions)
         inner = [bool(left[i] != -1) for i in range(n)]
@@ -162,7 +177,8 @@ def _view(estimator) -> _View:
                      threshold=[arrays.threshold[i] if inner[i] else None for i in range(n)],
                      categories=[()] * n, impurity=list(arrays.impurity),
                      n_samples=[int(s) for s in arrays.n_node_samples], fractions=fractions,
-                     counts=counts, classifier=classifier, n_classes=n_classes)
+                     counts=counts, classifier=classifier, n_classes=n_classes,
+                     n_outputs=n_outputs)
     nodes = list(iter_nodes(estimator.root_))
     position = {id(node): i for i, node in enumerate(nodes)}
     return _View(node_id=[node.node_id for node in nodes],
@@ -235,6 +251,10 @@ def _fill_colours(view: _View, palette=None) -> list[str]:
     * Regressor: the first palette colour and ``alpha = (v - min) / (max -
       min)``, with ``v`` the node's value and ``min`` and ``max`` taken over
       all nodes of the tree; white everywhere when all values are equal.
+    * Multi-output tree (classifier or regressor): the first palette colour
+      and ``alpha = (v - min) / (max - min)`` with ``v`` minus the node's
+      impurity and ``min`` and ``max`` taken over all nodes: the purer the
+      node, the stronger its colour.
 
     Parameters
     ----------
@@ -249,6 +269,13 @@ def _fill_colours(view: _View, palette=None) -> list[str]:
     -------
     list of str
         ``"#rrggbb"`` for each node of ``view``, in its order.
+
+    Raises
+    ------
+    ValueError
+        For a multi-output tree whose nodes all have the same impurity (a
+        single leaf, say): the opacity is 0 / 0.  scikit-learn raises a
+        ValueError there too (``cannot convert float NaN to integer``).
 
     References
     ----------
@@ -268,6 +295,15 @@ def _fill_colours(view: _View, palette=None) -> list[str]:
         rgbs = _color_brew(view.n_classes)
     else:
         rgbs = [_hex_to_rgb(colour) for colour in palette]
+    if view.n_outputs != 1:
+        # scikit-learn's bounds and arithmetic: v = -impurity, (v - low) / (high - low)
+        impurity = np.asarray(view.impurity, dtype=np.float64)
+        low, high = -np.max(impurity), -np.min(impurity)
+        if low == high:
+            raise ValueError("filled boxes of a multi-output tree are coloured by impurity, "
+                             "and all its nodes have the same impurity "
+                             f"({float(impurity[0])!r}): no colour scale")
+        return [_over_white(rgbs[0], (-v - low) / (high - low)) for v in impurity]
     if view.classifier:
         colours = []
         for fractions in view.fractions:
@@ -296,8 +332,13 @@ _HTML_CHARACTERS = ("&#35;", "<SUB>", "</SUB>", "&le;", "<br/>", ">", "<")
 _MPL_CHARACTERS = ("#", "[", "]", "<=", "\n", "", "")
 
 
-def _value_text(value, precision, *, regression, proportion, newline) -> str:
-    """A node's value as scikit-learn writes it (numpy's array text, bytes quotes removed)."""
+def _value_text(value, precision, *, regression, proportion, newline, single_output=True) -> str:
+    """A node's value as scikit-learn writes it (numpy's array text, bytes quotes removed).
+
+    A multi-output value is a 2-D array, one row per output, written as
+    numpy writes it (``[[2, 4]`` newline ``[1, 5]]``), brackets kept also
+    for a regressor.
+    """
     value = np.asarray(value, dtype=np.float64)
     if regression or proportion or not np.all(np.equal(np.mod(value, 1), 0)):
         shown = np.around(value, precision)
@@ -305,7 +346,7 @@ def _value_text(value, precision, *, regression, proportion, newline) -> str:
         shown = value.astype(int)
     text = str(shown.astype("S32")).replace("b'", "'")
     text = text.replace("' '", ", ").replace("'", "")
-    if regression:
+    if regression and single_output:
         text = text.replace("[", "").replace("]", "")
     return text.replace("\n ", newline)
 
@@ -319,7 +360,10 @@ def _node_label(view: _View, i: int, *, characters, feature_names, class_names, 
     multiway test), the impurity, the samples (a percentage of the root's
     with ``proportion``), the value (class counts, class fractions with
     ``proportion``, or the prediction) and the majority class (only with
-    ``class_names``).  Field names (``samples =``) are written at every
+    ``class_names``, and only for a single-output classifier).  A
+    multi-output tree's value is one row per output (scikit-learn's
+    ``tree_.value[i]``, counts or fractions of each output's classes,
+    zero-padded), and it has no class line.  Field names (``samples =``) are written at every
     node (``label="all"``), at the root only (``"root"``) or nowhere.
     Without ``feature_names`` a feature is ``x[j]``; with ``class_names=True``
     a class is ``y[k]``.
@@ -351,9 +395,11 @@ def _node_label(view: _View, i: int, *, characters, feature_names, class_names, 
     one_value = not view.classifier or view.n_classes == 1
     value = view.fractions[i] if proportion or one_value else view.counts[i]
     text += "value = " if labels else ""
-    text += _value_text(value, precision, regression=one_value,
-                        proportion=proportion, newline=characters[4]) + characters[4]
-    if class_names is not None and view.classifier and view.n_classes != 1:
+    text += _value_text(value, precision, regression=one_value, proportion=proportion,
+                        newline=characters[4], single_output=view.n_outputs == 1)
+    text += characters[4]
+    if (class_names is not None and view.classifier and view.n_classes != 1
+            and view.n_outputs == 1):
         text += "class = " if labels else ""
         k = int(np.argmax(value))
         text += (f"y{characters[1]}{k}{characters[2]}" if class_names is True
@@ -417,12 +463,18 @@ class _LengthError(ValueError, IndexError):
 
 
 def _box_class_names(estimator, class_names):
-    """None (no class line), True (``y[k]``) or one name per class, as str."""
+    """None (no class line), True (``y[k]``) or one name per class, as str.
+
+    A multi-output tree has no class line: its ``class_names`` are checked
+    for their type only and then ignored, as scikit-learn ignores them.
+    """
     if class_names is None or class_names is True or not _is_classifier(estimator):
         return class_names if _is_classifier(estimator) else None
     if isinstance(class_names, (bool, np.bool_, str)) or not np.iterable(class_names):
         raise InvalidParameterError(
             f"class_names must be None, True or a sequence of str, got {class_names!r}")
+    if getattr(getattr(estimator, "tree_", None), "n_outputs", 1) != 1:
+        return None
     class_names = [str(name) for name in class_names]
     if len(class_names) != estimator.n_classes_:
         raise _LengthError(f"class_names must have {estimator.n_classes_} entries (one per "
@@ -460,17 +512,28 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
     same string byte for byte.  A multiway node (ID3, C4.5) writes one line
     ``name = category`` per branch.
 
+    A multi-output tree is written as scikit-learn writes it, from the
+    first entry of each output's row of ``tree_.value``: a regressor's leaf
+    shows its ``n_outputs`` predictions (``value: [1.50, 3.50]``); a
+    classifier's leaf shows, for each output, the fraction (``weights``:
+    the weighted count) of that output's *first* class, and ``class: k``
+    with ``k`` the index of the output where that fraction is largest (not
+    a class: scikit-learn's rule, reproduced as it is).
+
     Parameters
     ----------
     decision_tree : fitted ID3Classifier, C45Classifier, DecisionTreeClassifier or DecisionTreeRegressor
-        The tree to print.
+        The tree to print (or a fitted scikit-learn tree; single- or
+        multi-output).
     feature_names : sequence of str of length n_features, default=None
         Names of the features; defaults to ``feature_names_in_`` if the
         estimator has it (scikit-learn ignores it), else ``feature_0``,
         ``feature_1``, ...
     class_names : sequence of str of length n_classes, default=None
         Names of the classes, in the order of ``classes_``; defaults to
-        ``classes_``.
+        ``classes_``.  For a multi-output classifier its length must be
+        ``len(classes_)``, the number of outputs, and the names are not
+        used (scikit-learn's check and behaviour).
     max_depth : int, default=10
         Only the first ``max_depth`` levels below the root are written in
         full; below them a leaf is written as a leaf and an internal node as
@@ -495,9 +558,11 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
     NotFittedError
         If the estimator is not fitted.
     ValueError
-        If ``feature_names`` or ``class_names`` has the wrong length;
-        ``InvalidParameterError`` (a ValueError) if ``max_depth``,
-        ``spacing``, ``decimals`` or ``show_weights`` is invalid.
+        If ``feature_names`` or ``class_names`` has the wrong length
+        (for a multi-output classifier: ``class_names`` not of length
+        ``n_outputs``); ``InvalidParameterError`` (a ValueError) if
+        ``max_depth``, ``spacing``, ``decimals`` or ``show_weights`` is
+        invalid.
 
     References
     ----------
@@ -537,22 +602,30 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
         names = [f"feature_{j}" for j in range(decision_tree.n_features_in_)]
     view = _view(decision_tree)
     if view.classifier:
-        classes = decision_tree.classes_ if class_names is None else class_names
-        classes = [str(name) for name in classes]
-        if len(classes) != view.n_classes:   # scikit-learn's words
+        # scikit-learn compares with len(classes_): the number of outputs of a
+        # multi-output tree, whose leaves then name no class (the names are unused)
+        expected = len(decision_tree.classes_)
+        classes = list(decision_tree.classes_ if class_names is None else class_names)
+        if len(classes) != expected:   # scikit-learn's words
             raise ValueError("When `class_names` is an array, it should contain as many items "
                              f"as `decision_tree.classes_`. Got {len(classes)} while the tree "
-                             f"was fitted with {view.n_classes} classes.")
+                             f"was fitted with {expected} classes.")
+        classes = [str(name) for name in classes] if view.n_outputs == 1 else None
 
     def number(x):
         return f"{x:.{decimals}f}"
 
+    def shown(values, i):
+        # a multi-output tree: the first entry of each output (tree_.value[i].T[0])
+        return values[i] if view.n_outputs == 1 else values[i].T[0]
+
     def leaf(i):
         if not view.classifier:
-            return " value: [" + ", ".join(number(v) for v in view.fractions[i]) + "]"
-        text = " class: " + classes[int(np.argmax(view.fractions[i]))]
+            return " value: [" + ", ".join(number(v) for v in shown(view.fractions, i)) + "]"
+        k = int(np.argmax(shown(view.fractions, i)))
+        text = " class: " + (classes[k] if classes is not None else str(k))
         if show_weights:
-            text = " weights: [" + ", ".join(number(v) for v in view.counts[i]) + "]" + text
+            text = " weights: [" + ", ".join(number(v) for v in shown(view.counts, i)) + "]" + text
         return text
 
     def subtree_depth(i):
@@ -615,13 +688,18 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
     ``class_names``, its majority class (see :func:`dtree.plot_tree`); the
     edges out of a binary root are labelled True and False.  A multiway
     node (ID3, C4.5) shows ``name?`` and labels each edge with its category.
-    Render the text with ``graphviz.Source(dot)`` or ``dot -Tpng tree.dot
+    A multi-output tree (CART) is drawn as scikit-learn draws it: its value
+    is one row per output (class counts, or fractions with ``proportion``,
+    zero-padded to the largest number of classes; a regressor's
+    predictions in brackets), there is no class line, and ``filled`` boxes
+    are coloured by impurity.  Render the text with ``graphviz.Source(dot)`` or ``dot -Tpng tree.dot
     -o tree.png``; producing it needs no Graphviz.
 
     Parameters
     ----------
     decision_tree : fitted ID3Classifier, C45Classifier, DecisionTreeClassifier or DecisionTreeRegressor
-        The tree to draw.
+        The tree to draw (or a fitted scikit-learn tree; single- or
+        multi-output).
     out_file : str, file object or None, default=None
         Path or text file to write the DOT source to; ``None`` returns it.
     max_depth : int or None, default=None
@@ -633,7 +711,8 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
     class_names : sequence of str of length n_classes, or True, default=None
         Names of the classes in the order of ``classes_``: each box then
         names its majority class; ``True`` writes ``y[k]``; ``None``
-        leaves the class out.
+        leaves the class out.  Ignored (its length unchecked) for a
+        regressor and for a multi-output tree, as by scikit-learn.
     label : {"all", "root", "none"}, default="all"
         Where to write the field names (``samples =``, ...).
     filled : bool, default=False
@@ -642,8 +721,9 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
         :math:`(p_1 - p_2)/(1 - p_2)` for its two largest class fractions
         (white when they tie, the full colour when the node is pure); a
         regressor's node at opacity :math:`(v - v_{min})/(v_{max} - v_{min})`
-        over the values of the tree's nodes (``_fill_colours``, the builder
-        that :func:`dtree.plot_tree` shares).
+        over the values of the tree's nodes; a multi-output tree's node
+        likewise with :math:`v` minus its impurity (``_fill_colours``, the
+        builder that :func:`dtree.plot_tree` shares).
     leaves_parallel : bool, default=False
         Draw all leaves at the bottom.
     impurity : bool, default=True
@@ -680,7 +760,9 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
     ValueError
         If ``feature_names`` or ``class_names`` has the wrong length;
         ``InvalidParameterError`` (a ValueError) if another argument is
-        invalid.
+        invalid; with ``filled``, for a multi-output tree whose nodes all
+        have the same impurity (no colour scale; scikit-learn fails there
+        with a ValueError too).
 
     References
     ----------

@@ -19,7 +19,6 @@ import numpy as np
 
 from dtree.exceptions import InvalidParameterError
 from dtree.export import _MPL_CHARACTERS, _box_labels, _edge_labels, _fill_colours
-from dtree.tree import Node
 
 __all__ = ["BOOK_COLORS", "use_book_style", "plot_tree"]
 
@@ -147,47 +146,55 @@ TRUNCATED_FILL = "grey"
 class _Box:
     """A node as drawn: its place in the tidy layout and the edge that leads to it."""
 
-    node: Node
+    index: int         # the node's position in the tree's view (pre-order)
+    node_id: int
     parent: "_Box | None"
     edge: str          # label of the edge from the parent ("" for none)
     depth: int
     truncated: bool    # below max_depth: drawn as "(...)"
+    first: bool        # the first child of its parent (children[0]: test true)
+    binary: bool       # the edge from the parent is a branch of a binary test
     x: float = 0.0     # in leaf slots: leaves at 0, 1, 2, ...
 
 
-def _edge_texts(node: Node, is_root: bool) -> list[str]:
+def _edge_texts(view, i: int) -> list[str]:
     """The edge labels of :func:`dtree.export._edge_labels`, "True" and "False"
     padded towards their arrows (they are drawn beside them)."""
-    labels = _edge_labels(node, is_root)
+    labels = _edge_labels(view, i)
     return ["True  ", "  False"] if labels == ["True", "False"] else labels
 
 
-def _tidy_layout(root: Node, max_depth) -> list[_Box]:
-    """The visible boxes in pre-order, placed as a tidy tree.
+def _tidy_layout(view, max_depth) -> list[_Box]:
+    """The visible boxes of the tree ``view`` in pre-order, placed as a tidy tree.
 
     Leaves (and "(...)" boxes) take the slots x = 0, 1, 2, ... from left to
     right; each parent is centred over its first and last child; the depth
-    gives the row.
+    gives the row.  The tree is read from its view (``dtree.export._view``),
+    so that any tree the exporters read is drawn: dtree's, or scikit-learn's
+    fitted ``tree_``, single- or multi-output.
     """
     boxes: list[_Box] = []
     n_slots = 0
 
-    def place(node, parent, edge, depth):
+    def place(i, parent, edge, depth, first):
         nonlocal n_slots
-        box = _Box(node, parent, edge, depth,
-                   truncated=max_depth is not None and depth > max_depth)
+        binary = parent is not None and view.threshold[parent.index] is not None
+        box = _Box(i, view.node_id[i], parent, edge, depth,
+                   truncated=max_depth is not None and depth > max_depth, first=first,
+                   binary=binary)
         boxes.append(box)
-        if node.is_leaf or box.truncated:
+        children = view.children[i]
+        if not children or box.truncated:
             box.x = float(n_slots)
             n_slots += 1
         else:
-            labels = _edge_texts(node, parent is None)
-            children = [place(child, box, label, depth + 1)
-                        for child, label in zip(node.children, labels)]
-            box.x = (children[0].x + children[-1].x) / 2
+            labels = _edge_texts(view, i)
+            placed = [place(child, box, label, depth + 1, k == 0)
+                      for k, (child, label) in enumerate(zip(children, labels))]
+            box.x = (placed[0].x + placed[-1].x) / 2
         return box
 
-    place(root, None, "", 0)
+    place(0, None, "", 0, True)
     return boxes
 
 
@@ -240,13 +247,18 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
 
     Parameters
     ----------
-    decision_tree : fitted estimator with a ``root_`` tree of :class:`~dtree.tree.Node`
+    decision_tree : fitted estimator
         ID3Classifier, DecisionTreeClassifier, DecisionTreeRegressor,
-        C45Classifier, ...
+        C45Classifier, ..., or a fitted scikit-learn tree (read from its
+        ``tree_`` arrays); single- or multi-output.  A multi-output tree's
+        box shows the value of each output on its own row (class counts, or
+        fractions with ``proportion``, zero-padded to the largest number of
+        classes; the predictions of a regressor), as scikit-learn's.
     max_depth : int or None, default=None
         Draw nodes down to this depth (the root has depth 0); the children of
         deeper internal nodes are drawn as grey ``(...)`` boxes (as are
-        deeper leaves, as scikit-learn draws them).  ``None``
+        deeper leaves, as scikit-learn draws them; as there, the binary
+        edges into them carry no True/False).  ``None``
         draws the whole tree.
     feature_names : sequence of str of length n_features, default=None
         Names of the features; defaults to ``feature_names_in_`` if the
@@ -255,7 +267,8 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
     class_names : sequence of str of length n_classes, or True, default=None
         Names of the classes in the order of ``classes_``: each box then
         names its majority class; ``True`` shows ``y[k]``; ``None`` leaves
-        the class out.  Ignored for a regressor.
+        the class out.  Ignored for a regressor and for a multi-output tree
+        (as by scikit-learn: no class line, the length unchecked).
     label : {"all", "root", "none"}, default="all"
         Where to write the field names (``samples =``, ...): at every node,
         at the root only, or nowhere.
@@ -265,7 +278,9 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
         a classifier's node in the colour of its majority class, stronger
         the purer the node (opacity :math:`(p_1 - p_2)/(1 - p_2)` over white
         for its two largest class fractions); a regressor's node stronger
-        the larger its value.  The text is black or white, whichever reads
+        the larger its value; a multi-output tree's node stronger the lower
+        its impurity, in the palette's first colour (scikit-learn's rule for
+        multi-output trees).  The text is black or white, whichever reads
         better on the fill.  Unfilled boxes have the colour of the axes.
     impurity : bool, default=True
         Show each node's impurity under the estimator's criterion (entropy
@@ -306,6 +321,9 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
         If ``feature_names`` or ``class_names`` has the wrong length;
         ``InvalidParameterError`` (a ValueError) if ``max_depth``,
         ``label``, ``precision``, ``fontsize``, a flag or ``ax`` is invalid.
+        With ``filled``, also for a multi-output tree whose nodes all have
+        the same impurity (no colour scale; scikit-learn fails there with a
+        ValueError too).
     ModuleNotFoundError
         If matplotlib is not installed; the message names the extra that
         installs it: ``pip install 'dtree[plot]'``.
@@ -351,9 +369,8 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
     mpl = _import_optional("matplotlib", "plot_tree")
     ax = _cleared_axes(ax)
 
-    position = {node_id: i for i, node_id in enumerate(view.node_id)}
     fills = _fill_colours(view) if filled else None
-    boxes = _tidy_layout(decision_tree.root_, max_depth)
+    boxes = _tidy_layout(view, max_depth)
     canvas = _Canvas(ax, n_slots=1 + max(box.x for box in boxes),
                      n_rows=1 + max(box.depth for box in boxes), ink=mpl.rcParams["text.color"],
                      size=mpl.rcParams["font.size"] if fontsize is None else fontsize,
@@ -361,17 +378,15 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
     background = mpl.colors.to_hex(ax.get_facecolor())
     artists, box_artists = [], []
     for box in boxes:
-        node = box.node
         if box.truncated:
-            text, fill, gid = TRUNCATED_TEXT, TRUNCATED_FILL, f"truncated {node.node_id}"
+            text, fill, gid = TRUNCATED_TEXT, TRUNCATED_FILL, f"truncated {box.node_id}"
         else:
-            i = position[node.node_id]
-            text = _node_text(box_text, i)
-            fill, gid = fills[i] if filled else background, f"node {node.node_id}"
+            text = _node_text(box_text, box.index)
+            fill, gid = fills[box.index] if filled else background, f"node {box.node_id}"
         box_artists.append(canvas.draw_box(box, text, fill, gid))
         artists.append(box_artists[-1])
-        if box.edge:
-            artists.append(canvas.draw_edge_label(box))
+        if box.edge and not (box.truncated and box.binary):   # scikit-learn labels
+            artists.append(canvas.draw_edge_label(box))          # no "(...)" True/False
 
     if fontsize is None:
         _fit_fontsize(ax, artists, box_artists, canvas.n_slots, canvas.n_rows)
@@ -430,14 +445,13 @@ class _Canvas:
         (x0, y0), (x1, y1) = self.position(box.parent), self.position(box)
         style = dict(va="center", xycoords="axes fraction", fontsize=self.size, color=self.ink,
                      zorder=100 - 10 * box.depth + 5)
-        parent = box.parent.node
-        if parent.threshold is not None:  # "True  " / "  False" beside the arrow
-            style["ha"] = "right" if box.node is parent.children[0] else "left"
+        if box.binary:  # "True  " / "  False" beside the arrow
+            style["ha"] = "right" if box.first else "left"
         else:  # a category, on a white patch over the arrow
             style.update(ha="center", bbox=dict(boxstyle="square,pad=0.1", fc="white",
                                                 ec="none"))
         edge = self.ax.annotate(box.edge, ((x0 + x1) / 2, (y0 + y1) / 2), **style)
-        edge.set_gid(f"edge {parent.node_id}->{box.node.node_id}")
+        edge.set_gid(f"edge {box.parent.node_id}->{box.node_id}")
         return edge
 
 

@@ -477,12 +477,3 @@ def test_too_few_class_names_is_the_index_error_scikit_learn_raises():
     for error in (IndexError, ValueError):
         with pytest.raises(error, match="class_names must have 2 entries"):
             dtree.export_graphviz(fitted, class_names=[])
-
-
-def test_a_multi_output_scikit_learn_tree_is_refused_by_name():
-    from sklearn.tree import DecisionTreeRegressor as SkRegressor
-
-    fitted = SkRegressor(max_depth=2).fit(np.arange(8.0).reshape(-1, 1),
-                                          np.arange(16.0).reshape(8, 2))
-    with pytest.raises(ValueError, match="decision_tree has 2 outputs"):
-        dtree.export_graphviz(fitted)

@@ -306,6 +306,7 @@ PLOT_OPTIONS = [
     {"filled": True, "max_depth": 1, "class_names": True, "rounded": True},
     {"filled": True, "proportion": True, "node_ids": True, "label": "root", "precision": 1},
     {"impurity": False, "label": "none", "names": True},
+    {"max_depth": 0, "filled": True},   # no True/False into the root's "(...)" children
 ]
 
 
