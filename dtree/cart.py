@@ -284,7 +284,7 @@ class _BaseDecisionTree(BaseEstimator):
             return X
         return check_numeric_predict_X(self, X, missing_error=self._missing_error())
 
-    def apply(self, X):
+    def apply(self, X, check_input=True):
         """Index of the leaf that each sample reaches.
 
         Parameters
@@ -292,6 +292,9 @@ class _BaseDecisionTree(BaseEstimator):
         X : array_like, DataFrame or SciPy sparse matrix of shape (n_samples, n_features)
             Numeric samples; NaN goes the way ``tree_.missing_go_to_left`` says.
             A sparse matrix (any format) is read without being made dense.
+        check_input : bool, default=True
+            Accepted for scikit-learn's signature; dtree checks ``X`` either
+            way (the checks copy nothing), so ``False`` changes nothing.
 
         Returns
         -------
@@ -313,13 +316,16 @@ class _BaseDecisionTree(BaseEstimator):
             return sparse_apply(self.tree_, X32)
         return self.tree_.apply(X32)
 
-    def decision_path(self, X):
+    def decision_path(self, X, check_input=True):
         """Nodes visited by each sample, as a sparse CSR indicator matrix.
 
         Parameters
         ----------
         X : array_like, DataFrame or SciPy sparse matrix of shape (n_samples, n_features)
             Numeric samples (a sparse matrix is not made dense).
+        check_input : bool, default=True
+            Accepted for scikit-learn's signature; dtree checks ``X`` either
+            way (the checks copy nothing), so ``False`` changes nothing.
 
         Returns
         -------
@@ -645,7 +651,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             raise parameter_error("class_weight", expected, class_weight, type(self).__name__)
         return per_class[codes]
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the tree.
 
         Parameters
@@ -662,6 +668,9 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             "Several outputs").
         sample_weight : array_like of shape (n_samples,), default=None
             Non-negative weights; samples of weight 0 are ignored.
+        check_input : bool, default=True
+            Accepted for scikit-learn's signature; dtree checks ``X`` either
+            way (the checks copy nothing), so ``False`` changes nothing.
 
         Returns
         -------
@@ -686,11 +695,12 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         """
         return self._fit(X, y, sample_weight)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, check_input=True):
         """Class fractions of the leaf each sample reaches, of shape (n_samples, n_classes).
 
         Columns follow ``classes_``; rows sum to 1.  With several outputs, a
         list of one such array per output (columns: that output's classes).
+        ``check_input`` is accepted for scikit-learn's signature (``X`` is checked either way).
         """
         leaves = self.apply(X)
         if self.n_outputs_ == 1:
@@ -705,11 +715,12 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
                 return np.log(proba)
             return [np.log(p) for p in proba]
 
-    def predict(self, X):
+    def predict(self, X, check_input=True):
         """Majority class of the leaf each sample reaches (ties: first in ``classes_``).
 
         Of shape (n_samples,), or (n_samples, n_outputs) with several outputs
         (column ``k``: the majority class of output ``k``).
+        ``check_input`` is accepted for scikit-learn's signature (``X`` is checked either way).
         """
         leaves = self.apply(X)
         if self.n_outputs_ == 1:
@@ -820,7 +831,7 @@ default="squared_error"
     def _apply_class_weight(self, weight):
         return weight
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the tree.
 
         Parameters
@@ -836,6 +847,9 @@ default="squared_error"
             outputs (the impurity of a node: the mean of its outputs').
         sample_weight : array_like of shape (n_samples,), default=None
             Non-negative weights; samples of weight 0 are ignored.
+        check_input : bool, default=True
+            Accepted for scikit-learn's signature; dtree checks ``X`` either
+            way (the checks copy nothing), so ``False`` changes nothing.
 
         Returns
         -------
@@ -857,10 +871,11 @@ default="squared_error"
         """
         return self._fit(X, y, sample_weight)
 
-    def predict(self, X):
+    def predict(self, X, check_input=True):
         """The value (mean or median) of the leaf each sample reaches.
 
         Of shape (n_samples,), or (n_samples, n_outputs) with several outputs.
+        ``check_input`` is accepted for scikit-learn's signature (``X`` is checked either way).
         """
         leaves = self.apply(X)
         if self.n_outputs_ == 1:

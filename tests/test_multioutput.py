@@ -303,3 +303,20 @@ def test_the_callers_y_is_not_modified():
     DecisionTreeRegressor(criterion="poisson").fit(X, y_reg, sample_weight=weight)
     np.testing.assert_array_equal(y, y_copy)
     np.testing.assert_array_equal(y_reg, reg_copy)
+
+
+def test_check_input_is_accepted_and_changes_nothing():
+    # scikit-learn's signatures: fit, predict, predict_proba, apply and
+    # decision_path take check_input; dtree checks X either way.
+    X, y, y_reg, _ = make_data(0, n=80)
+    checked = DecisionTreeClassifier(max_depth=3).fit(X, y)
+    unchecked = DecisionTreeClassifier(max_depth=3).fit(X, y, check_input=False)
+    np.testing.assert_array_equal(checked.tree_.value, unchecked.tree_.value)
+    np.testing.assert_array_equal(unchecked.predict(X, check_input=False), checked.predict(X))
+    np.testing.assert_array_equal(unchecked.apply(X, check_input=False), checked.apply(X))
+    assert (unchecked.decision_path(X, check_input=False) != checked.decision_path(X)).nnz == 0
+    for a, b in zip(unchecked.predict_proba(X, check_input=False), checked.predict_proba(X)):
+        np.testing.assert_array_equal(a, b)
+    regressor = DecisionTreeRegressor(max_depth=3).fit(X, y_reg, check_input=False)
+    with pytest.raises(ValueError, match="features"):       # still checked
+        regressor.predict(X[:, :2], check_input=False)
