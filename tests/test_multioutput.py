@@ -25,6 +25,7 @@ from sklearn.metrics import r2_score
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
 from dtree.criteria import multi_output, Gini, SquaredError
 from dtree.information import entropy_from_labels, gini_from_labels, squared_error
+from dtree.inspection import weighted_impurity_decrease
 from tests.test_against_sklearn import PRE_PRUNING, assert_same_tree
 
 CLASS_CRITERIA = ["gini", "entropy"]
@@ -102,6 +103,11 @@ def multi_output_data(draw, classification):
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_every_node_impurity_is_the_mean_of_its_outputs(criterion, data):
+    """eq-cart-multioutput at every node, and prop-cart-multioutput.
+
+    (a) every split's weighted impurity decrease is the mean of the outputs'
+    decreases; (b) every node's value is each output's mean (class fractions).
+    """
     classification = criterion in CLASS_CRITERIA
     X, y, weight = data.draw(multi_output_data(classification))
     Estimator = DecisionTreeClassifier if classification else DecisionTreeRegressor
@@ -122,6 +128,18 @@ def test_every_node_impurity_is_the_mean_of_its_outputs(criterion, data):
             else:
                 assert tree.tree_.value[node, k, 0] == pytest.approx(
                     np.average(y[rows, k], weights=w[rows]), rel=1e-12, abs=1e-12)
+    # (a): Delta R(s, t) = (1/m) sum_k Delta R_k(s, t) at every split
+    decreases = weighted_impurity_decrease(tree)
+    total = w.sum()
+    for node in np.flatnonzero(tree.tree_.children_left >= 0):
+        parts = [paths[:, c] for c in (node, tree.tree_.children_left[node],
+                                       tree.tree_.children_right[node])]
+        per_output = [
+            (w[parts[0]].sum() * IMPURITY[criterion](y[parts[0], k], sample_weight=w[parts[0]])
+             - sum(w[p].sum() * IMPURITY[criterion](y[p, k], sample_weight=w[p])
+                   for p in parts[1:])) / total
+            for k in range(y.shape[1])]
+        assert decreases[node] == pytest.approx(np.mean(per_output), rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize("criterion", CLASS_CRITERIA + REG_CRITERIA)
