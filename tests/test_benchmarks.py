@@ -229,3 +229,39 @@ def test_committed_sparse_run_covers_the_grid():
         check_ratios(row)
         assert (row["n_samples"], row["n_features"], row["density"]) == ("10000", "10000", "0.005")
         assert row["sklearn_version"] == PINNED_SKLEARN
+
+
+def test_multioutput_benchmark_writes_its_rows(tmp_path):
+    bench_multioutput = _benchmark_module("bench_multioutput")
+    out = run_bench("--sizes", "300", "--repeat", "1", "--csv", "mo.csv", cwd=tmp_path,
+                    script="bench_multioutput.py")
+    header, rows = read(tmp_path / "mo.csv")
+    assert header == bench_multioutput.CSV_COLUMNS
+    assert [(r["dataset"], r["criterion"], int(r["n_samples"]), r["max_depth"]) for r in rows] == [
+        (name, c, n, "" if d is None else str(d))
+        for name, c, n, d in bench_multioutput.grid([300])]
+    lines = out.splitlines()
+    assert len(lines) >= 2 + len(rows)  # header, one line per row, then the trees' comparison
+    for row in rows:
+        check_ratios(row)
+        assert int(row["dtree_nodes"]) >= 1 and int(row["sklearn_nodes"]) >= 1
+        assert row["n_outputs"] == {"regression": "3", "classification": "3", "multilabel": "5",
+                                    "linnerud": "3"}[row["dataset"]]
+    classes = {r["n_classes"] for r in rows if r["dataset"] == "classification"}
+    assert classes == {"2 5 10"}
+    # every place where the two trees part is a tie between equally good splits
+    assert all(line.split(": ")[1].split()[0] == line.split()[-4]
+               for line in lines if "places" in line), out
+
+
+def test_committed_multioutput_run_covers_the_grid():
+    """results_multioutput.csv: every data set, criterion and depth at n = 10^4."""
+    bench_multioutput = _benchmark_module("bench_multioutput")
+    header, rows = read(BENCHMARKS / "results_multioutput.csv")
+    assert header == bench_multioutput.CSV_COLUMNS
+    assert [(r["dataset"], r["criterion"], int(r["n_samples"]), r["max_depth"]) for r in rows] == [
+        (name, c, n, "" if d is None else str(d))
+        for name, c, n, d in bench_multioutput.grid(bench_multioutput.SIZES)]
+    for row in rows:
+        check_ratios(row)
+        assert row["sklearn_version"] == PINNED_SKLEARN
