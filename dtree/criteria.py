@@ -272,10 +272,12 @@ class Criterion:
         """Statistics of each segment ``samples[starts[j]:starts[j + 1]]``.
 
         For an additive criterion, the sums of the per-sample statistics,
-        summed afresh (not as "total - left": the difference leaves rounding
-        residue, and a pure child would show a class count of 1e-16 and look
-        impure); class weights (:class:`ClassWeights`) sum their one-hot rows
-        a block of classes at a time.
+        added one sample after another in the order of ``samples`` (as
+        scikit-learn sums a node) and afresh (not as "total - left": the
+        difference leaves rounding residue, and a pure child would show a
+        class count of 1e-16 and look impure); class weights
+        (:class:`ClassWeights`) sum their one-hot rows a block of classes at a
+        time.
 
         Parameters
         ----------
@@ -292,8 +294,12 @@ class Criterion:
         """
         if isinstance(stats, ClassWeights):      # one-hot class weights, never built whole
             return stats.segment_sums(samples, starts)
-        # One statistic at a time: a temporary of one row, not of all n_stats rows.
-        return np.array([np.add.reduceat(row[samples], starts) for row in stats])
+        # One statistic at a time (a temporary of one row, not of all n_stats
+        # rows), each segment summed one sample after another, in the order of
+        # ``samples``, as scikit-learn sums a node (bincount adds in order).
+        segment = np.repeat(np.arange(starts.size), np.diff(np.append(starts, samples.size)))
+        return np.array([np.bincount(segment, weights=row[samples], minlength=starts.size)
+                         for row in stats])
 
     @staticmethod
     def weight(stats):
