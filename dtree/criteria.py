@@ -110,9 +110,13 @@ class ClassWeights:
     def _weights_of(self, samples):
         return 1.0 if self.weight is None else self.weight[samples]
 
-    def take(self, samples):
-        """The statistics of ``samples`` (any shape), of shape (n_classes, *samples.shape)."""
-        out = np.zeros(self.shape[:1] + np.shape(samples))
+    def take(self, samples, out=None):
+        """The statistics of ``samples`` (any shape), of shape (n_classes, *samples.shape).
+
+        ``out``: a zero array of that shape to write them into.
+        """
+        if out is None:
+            out = np.zeros(self.shape[:1] + np.shape(samples))
         samples = np.ravel(samples)
         # out[codes[s], j] = weight[s] for the j-th sample s, through the flat index
         flat = self.codes[samples].astype(np.intp) * samples.size + np.arange(samples.size)
@@ -138,6 +142,7 @@ class ClassWeights:
             return sums.reshape(n_classes, n_segments).astype(np.float64, copy=False)
         classes = self.codes[samples].astype(np.intp)       # class at each position
         out = np.empty((n_classes, n_segments))
+        # (not exact: the one-hot rows reduced as they are)
         by_class = np.argsort(classes, kind="stable")       # positions, class by class
         step = max(1, self.BLOCK_CELLS // max(m, 1))
         edges = np.searchsorted(classes[by_class], np.arange(0, n_classes + step, step))
@@ -147,6 +152,62 @@ class ClassWeights:
             rows[classes[at] - lo, at] = self.weight[samples[at]]
             out[lo:lo + step] = np.add.reduceat(rows, starts, axis=1)
         return out
+
+
+    def run_counts(self, samples, run, n_runs):
+        """The class weights of runs of ``samples``, shape (n_runs, n_classes).
+
+        ``run[j]`` is the run (0 .. n_runs - 1) of ``samples[j]``; one
+        ``bincount`` over (run, class) bins.  For :attr:`exact_sums` (any order
+        of summation gives the same floats).
+        """
+        n_classes = self.shape[0]
+        key = run * n_classes
+        key += self.codes[samples]
+        weights = None if self.weight is None else self.weight[samples]
+        counts = np.bincount(key, weights=weights, minlength=n_runs * n_classes)
+        return counts.reshape(n_runs, n_classes).astype(np.float64, copy=False)
+
+
+class OutputsClassWeights(ClassWeights):
+    r"""The class weights of several outputs, one block of rows per output.
+
+    Sample ``i`` has the statistics :math:`w_i e_{y_{i1}}`, ...,
+    :math:`w_i e_{y_{im}}` stacked: an array of shape
+    (:math:`K_1 + \dots + K_m`, n_samples) with one nonzero per block,
+    never built whole (as :class:`ClassWeights`, which it extends to several
+    outputs).  The statistics of a multi-output classification
+    (:func:`multi_output`).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples, n_outputs), int
+        Class of each sample in each output.
+    weight : ndarray of shape (n_samples,), float64
+    n_classes : sequence of int
+        :math:`K_k` of each output.
+    """
+
+    def __init__(self, codes, weight, n_classes):
+        self.outputs = [ClassWeights(codes[:, k], weight, n_k)
+                        for k, n_k in enumerate(n_classes)]
+        self.weight = self.outputs[0].weight
+        self.exact_sums = self.outputs[0].exact_sums
+        self.edges = np.cumsum([0] + [int(n_k) for n_k in n_classes])
+        self.shape = (int(self.edges[-1]), codes.shape[0])
+
+    def take(self, samples, out=None):
+        if out is None:
+            out = np.zeros(self.shape[:1] + np.shape(samples))
+        for k, output in enumerate(self.outputs):
+            output.take(samples, out=out[self.edges[k]:self.edges[k + 1]])
+        return out
+
+    def segment_sums(self, samples, starts):
+        return np.vstack([output.segment_sums(samples, starts) for output in self.outputs])
+
+    def run_counts(self, samples, run, n_runs):
+        return np.hstack([output.run_counts(samples, run, n_runs) for output in self.outputs])
 
 
 class Criterion:
@@ -211,10 +272,12 @@ class Criterion:
         """Statistics of each segment ``samples[starts[j]:starts[j + 1]]``.
 
         For an additive criterion, the sums of the per-sample statistics,
-        summed afresh (not as "total - left": the difference leaves rounding
-        residue, and a pure child would show a class count of 1e-16 and look
-        impure); class weights (:class:`ClassWeights`) sum their one-hot rows
-        a block of classes at a time.
+        added one sample after another in the order of ``samples`` (as
+        scikit-learn sums a node) and afresh (not as "total - left": the
+        difference leaves rounding residue, and a pure child would show a
+        class count of 1e-16 and look impure); class weights
+        (:class:`ClassWeights`) sum their one-hot rows a block of classes at a
+        time.
 
         Parameters
         ----------
@@ -231,8 +294,12 @@ class Criterion:
         """
         if isinstance(stats, ClassWeights):      # one-hot class weights, never built whole
             return stats.segment_sums(samples, starts)
-        # One statistic at a time: a temporary of one row, not of all n_stats rows.
-        return np.array([np.add.reduceat(row[samples], starts) for row in stats])
+        # One statistic at a time (a temporary of one row, not of all n_stats
+        # rows), each segment summed one sample after another, in the order of
+        # ``samples``, as scikit-learn sums a node (bincount adds in order).
+        segment = np.repeat(np.arange(starts.size), np.diff(np.append(starts, samples.size)))
+        return np.array([np.bincount(segment, weights=row[samples], minlength=starts.size)
+                         for row in stats])
 
     @staticmethod
     def weight(stats):
@@ -767,9 +834,8 @@ class _MultiOutputClassification:
 
     @classmethod
     def sample_stats(cls, codes, weight, n_classes=None):
-        """Class weights of every output, shape (K_1 + ... + K_m, n_samples), float64."""
-        return np.vstack([ClassWeights(codes[:, k], weight, n_k).take(np.arange(codes.shape[0]))
-                          for k, n_k in enumerate(cls.n_classes)])
+        """Class weights of every output (:class:`OutputsClassWeights`)."""
+        return OutputsClassWeights(codes, weight, cls.n_classes)
 
     @classmethod
     def weight(cls, counts):
@@ -777,11 +843,21 @@ class _MultiOutputClassification:
 
     @classmethod
     def impurity(cls, counts):
-        # (1/m) sum_k i_k(t), the outputs summed one after another
-        total = cls.base.impurity(counts[cls.blocks[0]])
+        # (1/m) sum_k i_k(t): every block at once, then the outputs summed one
+        # after another (W, the same for every output, computed once)
+        total = cls.weight(counts)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if cls.base is Gini:
+                # 1 - sum_k sum_c c^2 / (m W^2): the mean of the outputs' 1 - sum_c c^2 / W^2
+                squares = _sum_over_classes(np.square(counts))
+                squares /= total * total * cls.n_outputs
+                return 1.0 - squares
+            p = counts / total
+            terms = np.where(p > 0, p * np.log2(p), 0.0)     # p log2 p of every class
+        entropy = _sum_over_classes(terms[cls.blocks[0]])
         for rows in cls.blocks[1:]:
-            total = total + cls.base.impurity(counts[rows])
-        return total / cls.n_outputs
+            entropy = entropy + _sum_over_classes(terms[rows])
+        return -entropy / cls.n_outputs + 0.0
 
     @classmethod
     def weighted_impurity(cls, counts):

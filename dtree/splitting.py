@@ -1101,14 +1101,7 @@ def _class_counts_at_cuts(stats: ClassWeights, O, cand, starts, lo=0, carry=None
     part_runs = run.reshape(b, c)[:, part_start].ravel()
     first[part_runs] = part_runs
     np.maximum.accumulate(first, out=first)
-    samples = O.ravel()
-    key = run                                             # bin: run * n_classes + class
-    key *= n_classes
-    key += stats.codes[samples]
-    weights = None if stats.weight is None else stats.weight[samples]
-    counts = np.bincount(key, weights=weights, minlength=n_runs * n_classes)
-    del key, weights
-    counts = counts.reshape(n_runs, n_classes).astype(np.float64, copy=False)
+    counts = stats.run_counts(O.ravel(), run, n_runs)      # (n_runs, n_classes)
     if carry is not None and lo not in starts:            # the segment before lo goes on
         counts[row_first] += carry.T
     # running[r + 1] = sum of runs 0 .. r; the left child at the end of run r is

@@ -338,3 +338,24 @@ def test_check_input_is_accepted_and_changes_nothing():
     regressor = DecisionTreeRegressor(max_depth=3).fit(X, y_reg, check_input=False)
     with pytest.raises(ValueError, match="features"):       # still checked
         regressor.predict(X[:, :2], check_input=False)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_class_weights_of_several_outputs_are_the_stacked_one_hot_rows(weighted):
+    from dtree.criteria import ClassWeights, OutputsClassWeights
+
+    rng = np.random.default_rng(2)
+    codes = np.column_stack([rng.integers(0, 2, 50), rng.integers(0, 4, 50)])
+    weight = rng.integers(1, 5, 50).astype(float) if weighted else np.ones(50)
+    stats = OutputsClassWeights(codes, weight, [2, 4])
+    dense = np.vstack([ClassWeights(codes[:, k], weight, n_k).take(np.arange(50))
+                       for k, n_k in enumerate([2, 4])])
+    assert stats.shape == (6, 50) and dense[:, 7].tolist().count(0.0) == 4
+    samples = rng.permutation(50)[:30].reshape(3, 10)
+    np.testing.assert_array_equal(stats.take(samples), dense[:, samples])
+    flat, starts = samples.ravel(), np.array([0, 4, 19])
+    np.testing.assert_array_equal(stats.segment_sums(flat, starts),
+                                  np.add.reduceat(dense[:, flat], starts, axis=1))
+    run = np.repeat(np.arange(3), [4, 15, 11])
+    np.testing.assert_array_equal(stats.run_counts(flat, run, 3),
+                                  np.add.reduceat(dense[:, flat], starts, axis=1).T)
