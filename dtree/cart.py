@@ -294,7 +294,7 @@ class _BaseDecisionTree(BaseEstimator):
             A sparse matrix (any format) is read without being made dense.
         check_input : bool, default=True
             Accepted for scikit-learn's signature; dtree checks ``X`` either
-            way (the checks copy nothing), so ``False`` changes nothing.
+            way, so ``False`` changes nothing.
 
         Returns
         -------
@@ -325,7 +325,7 @@ class _BaseDecisionTree(BaseEstimator):
             Numeric samples (a sparse matrix is not made dense).
         check_input : bool, default=True
             Accepted for scikit-learn's signature; dtree checks ``X`` either
-            way (the checks copy nothing), so ``False`` changes nothing.
+            way, so ``False`` changes nothing.
 
         Returns
         -------
@@ -420,8 +420,13 @@ def _target_columns(y):
         return None
     check_dense(y, "y")
     array = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+    if array.ndim > 2 or (array.ndim == 2 and array.shape[1] == 0):
+        raise ValueError("y must be of shape (n_samples,) or (n_samples, n_outputs) with "
+                         f"n_outputs >= 1, got shape {array.shape}")
     if array.ndim != 2 or array.shape[1] < 2:
         return None
+    if hasattr(y, "iloc"):                 # a DataFrame: each column with its own dtype
+        return [y.iloc[:, k].to_numpy() for k in range(array.shape[1])]
     return [array[:, k] for k in range(array.shape[1])]
 
 
@@ -509,10 +514,11 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
         Impurity: Gini impurity, or Shannon entropy in bits ("log_loss" is
         the same as "entropy")."""  + _SHARED_PARAMETERS + """
-    class_weight : dict, list of dict, "balanced" or None, default=None
+    class_weight : dict, list of dict or None, "balanced" or None, default=None
         Multiplies each sample's weight by the weight of its class;
         "balanced" uses ``n_samples / (n_classes * count(class))``.  With
-        several outputs, a list of one dict per output (or "balanced"), and
+        several outputs, a list of one dict (or None) per output, or
+        "balanced", and
         a sample's weight is multiplied by the product of its classes'
         weights (scikit-learn's ``compute_sample_weight``).""" + _MONOTONIC_CST % (
         "the probability of ``classes_[1]``", "their fractions of ``classes_[1]``",
@@ -616,6 +622,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
                 per_output = [class_weight] * codes.shape[1]     # refused below, named
             per_sample = np.ones(codes.shape[0])
             for k, weight_k in enumerate(per_output):
+                if weight_k is None:        # this output unweighted (scikit-learn's rule)
+                    continue
                 per_sample = per_sample * self._class_weight_of_output(
                     weight_k, codes[:, k], self.classes_[k])
         with np.errstate(over="ignore"):    # an overflow is refused below
@@ -670,7 +678,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             Non-negative weights; samples of weight 0 are ignored.
         check_input : bool, default=True
             Accepted for scikit-learn's signature; dtree checks ``X`` either
-            way (the checks copy nothing), so ``False`` changes nothing.
+            way, so ``False`` changes nothing.
 
         Returns
         -------
@@ -849,7 +857,7 @@ default="squared_error"
             Non-negative weights; samples of weight 0 are ignored.
         check_input : bool, default=True
             Accepted for scikit-learn's signature; dtree checks ``X`` either
-            way (the checks copy nothing), so ``False`` changes nothing.
+            way, so ``False`` changes nothing.
 
         Returns
         -------

@@ -254,12 +254,14 @@ class Criterion:
 
         Parameters
         ----------
-        y : ndarray of shape (n_samples,)
-            Targets (class codes ``0 .. n_classes - 1`` for a classification).
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Targets (class codes ``0 .. n_classes - 1`` for a classification;
+            one column per output for the criteria of :func:`multi_output`).
         weight : ndarray of shape (n_samples,), float64
             Sample weights (positive).
         n_classes : int or None
-            Number of classes (classification only).
+            Number of classes (classification only; the criteria of
+            :func:`multi_output` know their outputs' classes).
 
         Returns
         -------
@@ -360,9 +362,11 @@ class Criterion:
     def value(stats):
         """What leaves predict, from their statistics (n_stats, n_nodes).
 
-        Returns an array of shape (n_outputs, n_nodes): the statistics
-        themselves for a classification (class weights), the mean or median
-        of a regression (one output).
+        Returns an array whose last axis is the nodes: for one output, the
+        statistics themselves for a classification (class weights, (n_classes,
+        n_nodes)), the mean or median of a regression ((1, n_nodes)); for
+        several outputs (:func:`multi_output`), (n_outputs, max_n_classes,
+        n_nodes) and (n_outputs, n_nodes).
         """
         raise NotImplementedError
 

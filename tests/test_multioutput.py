@@ -266,16 +266,22 @@ def test_predictions_have_one_column_per_output():
         assert DecisionTreeRegressor().fit(X, y[:, :1].astype(float)).n_outputs_ == 1
 
 
-def test_class_weight_of_several_outputs_multiplies_the_outputs_weights():
+@pytest.mark.parametrize("second", [{1: 3.0}, None])
+def test_class_weight_of_several_outputs_multiplies_the_outputs_weights(second):
+    # None: that output's classes weigh 1 (scikit-learn's compute_sample_weight)
     X, y, _, _ = make_data(1, n=200)
     y = y[:, :2]
-    class_weight = [{0: 2.0, 1: 5.0}, {1: 3.0}]
+    class_weight = [{0: 2.0, 1: 5.0}, second]
     product = (np.where(y[:, 0] == 0, 2.0, np.where(y[:, 0] == 1, 5.0, 1.0))
-               * np.where(y[:, 1] == 1, 3.0, 1.0))
+               * (1.0 if second is None else np.where(y[:, 1] == 1, 3.0, 1.0)))
     weighted = DecisionTreeClassifier(class_weight=class_weight, max_depth=4).fit(X, y)
     by_sample = DecisionTreeClassifier(max_depth=4).fit(X, y, sample_weight=product)
     np.testing.assert_array_equal(weighted.tree_.value, by_sample.tree_.value)
     np.testing.assert_array_equal(weighted.tree_.threshold, by_sample.tree_.threshold)
+    # scikit-learn's sample weights for the same class_weight
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    np.testing.assert_array_equal(compute_sample_weight(class_weight, y), product)
 
 
 def test_bad_multi_output_input_is_refused_by_name():
@@ -300,8 +306,10 @@ def test_bad_multi_output_input_is_refused_by_name():
         DecisionTreeClassifier().fit(X, np.column_stack([y[:, 0], y_reg[:, 0]]))
     with pytest.raises(ValueError, match="X has 50 samples but y has 49"):
         DecisionTreeRegressor().fit(X, y_reg[:49])
-    with pytest.raises(ValueError, match="y must be 1-D"):
-        DecisionTreeRegressor().fit(X, np.zeros((50, 0)))
+    for shape in [(50, 0), (50, 2, 1)]:
+        with pytest.raises(ValueError, match=r"y must be of shape \(n_samples,\) or "
+                                             r"\(n_samples, n_outputs\)"):
+            DecisionTreeRegressor().fit(X, np.zeros(shape))
     with pytest.raises(ValueError, match="negative"):
         DecisionTreeRegressor(criterion="poisson").fit(X, y_reg - 2)
     # score: 0/1 labels by exact match of every output; other labels refused
