@@ -319,6 +319,8 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
             if isinstance(X, pd.DataFrame):
                 return np.array([not pd.api.types.is_numeric_dtype(dtype)
                                  or pd.api.types.is_bool_dtype(dtype) for dtype in X.dtypes])
+            if getattr(X, "dtype", None) is not None and X.dtype.kind in "iuf":
+                return np.zeros(n_features, dtype=bool)     # a numeric array: all numbers
             return np.array([not all(_is_number(v) for v in array[:, j] if not pd.isna(v))
                              for j in range(n_features)])
         values = np.asarray(spec)
