@@ -169,6 +169,36 @@ def csv_writer(path, append):
     return f, writer
 
 
+def timed_pair(ours, theirs, X, y, X_predict, fit_repeat, predict_repeat):
+    """Best fit and predict times of dtree's and scikit-learn's estimator, as CSV fields.
+
+    The two are timed alternately (:func:`best_times`), fit on ``(X, y)`` and predict
+    on ``X_predict``; the fields are the times, their ratios (dtree / scikit-learn)
+    and the two trees' node counts.
+    """
+    fit = best_times([lambda: ours.fit(X, y), lambda: theirs.fit(X, y)], fit_repeat)
+    predict = best_times([lambda: ours.predict(X_predict), lambda: theirs.predict(X_predict)],
+                         predict_repeat)
+    return {"dtree_fit_s": significant(fit[0], 6), "sklearn_fit_s": significant(fit[1], 6),
+            "fit_ratio": significant(fit[0] / fit[1], 4),
+            "dtree_predict_s": significant(predict[0], 6),
+            "sklearn_predict_s": significant(predict[1], 6),
+            "predict_ratio": significant(predict[0] / predict[1], 4),
+            "dtree_nodes": ours.tree_.node_count, "sklearn_nodes": theirs.tree_.node_count}
+
+
+def run_writing(path, columns, run):
+    """Call ``run(writer)`` with a ``csv.DictWriter`` on a new CSV file ``path`` (its
+    header written), or with None when ``path`` is empty: the ``--csv`` option of the
+    benchmark scripts."""
+    if not path:
+        return run(None)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        return run(writer)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])

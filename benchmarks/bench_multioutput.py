@@ -32,12 +32,11 @@ Nothing here is asserted: the ratios are measurements to read, not tests.
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 
 import numpy as np
 
-from bench_fit import PREDICT_REPEAT, best_times, environment, significant
+from bench_fit import PREDICT_REPEAT, environment, run_writing, timed_pair
 
 CRITERIA = {"regression": ["squared_error", "friedman_mse", "poisson", "absolute_error"],
             "classification": ["gini", "entropy"]}
@@ -177,20 +176,11 @@ def run(repeat, writer, sizes=SIZES):
         for criterion in names:
             for depth in DEPTHS:
                 ours, theirs = estimators(task, criterion, depth)
-                fit = best_times([lambda: ours.fit(X, y), lambda: theirs.fit(X, y)], fit_repeat)
-                predict = best_times([lambda: ours.predict(X), lambda: theirs.predict(X)],
-                                     max(repeat, PREDICT_REPEAT))
                 row = {"dataset": name, "task": task, "criterion": criterion,
                        "n_samples": X.shape[0], "n_features": X.shape[1],
                        "n_outputs": y.shape[1], "n_classes": n_classes, "max_depth": depth,
-                       "dtree_fit_s": significant(fit[0], 6),
-                       "sklearn_fit_s": significant(fit[1], 6),
-                       "fit_ratio": significant(fit[0] / fit[1], 4),
-                       "dtree_predict_s": significant(predict[0], 6),
-                       "sklearn_predict_s": significant(predict[1], 6),
-                       "predict_ratio": significant(predict[0] / predict[1], 4),
-                       "dtree_nodes": ours.tree_.node_count,
-                       "sklearn_nodes": theirs.tree_.node_count, **env}
+                       **timed_pair(ours, theirs, X, y, X, fit_repeat,
+                                    max(repeat, PREDICT_REPEAT)), **env}
                 nodes = f"{row['dtree_nodes']}/{row['sklearn_nodes']}"
                 print(f"{name:16s}{criterion:16s}{X.shape[0]:>8d}{str(depth):>6s}"
                       f"{row['fit_ratio']:>11.3g}{row['predict_ratio']:>15.3g}{nodes:>16s}",
@@ -220,13 +210,7 @@ def main():
                         help="n of the synthetic regression and classification data "
                              "(default 10^4; the committed run: 10^4 10^5)")
     args = parser.parse_args()
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
-            writer.writeheader()
-            run(args.repeat, writer, args.sizes)
-    else:
-        run(args.repeat, None, args.sizes)
+    run_writing(args.csv, CSV_COLUMNS, lambda writer: run(args.repeat, writer, args.sizes))
 
 
 if __name__ == "__main__":

@@ -21,14 +21,13 @@ Nothing here is asserted: the ratios are measurements to read, not tests.
 from __future__ import annotations
 
 import argparse
-import csv
 import resource
 import sys
 import time
 
 import numpy as np
 
-from bench_fit import PREDICT_REPEAT, best_times, environment, significant
+from bench_fit import PREDICT_REPEAT, environment, run_writing, timed_pair
 
 CRITERIA = {"classification": ["gini", "entropy"], "regression": ["squared_error"]}
 DEPTHS = [None, 10]
@@ -73,19 +72,10 @@ def run(repeat, writer, size=10_000):
         for criterion in names:
             for depth in DEPTHS:
                 ours, theirs = estimators(task, criterion, depth)
-                fit = best_times([lambda: ours.fit(X, y), lambda: theirs.fit(X, y)], repeat)
-                predict = best_times([lambda: ours.predict(X_csr), lambda: theirs.predict(X_csr)],
-                                     max(repeat, PREDICT_REPEAT))
                 row = {"task": task, "criterion": criterion, "n_samples": X.shape[0],
                        "n_features": X.shape[1], "density": 0.005, "max_depth": depth,
-                       "dtree_fit_s": significant(fit[0], 6),
-                       "sklearn_fit_s": significant(fit[1], 6),
-                       "fit_ratio": significant(fit[0] / fit[1], 4),
-                       "dtree_predict_s": significant(predict[0], 6),
-                       "sklearn_predict_s": significant(predict[1], 6),
-                       "predict_ratio": significant(predict[0] / predict[1], 4),
-                       "dtree_nodes": ours.tree_.node_count,
-                       "sklearn_nodes": theirs.tree_.node_count, **env}
+                       **timed_pair(ours, theirs, X, y, X_csr, repeat,
+                                    max(repeat, PREDICT_REPEAT)), **env}
                 print(f"{task:15s}{criterion:15s}{str(depth):>6s}{row['fit_ratio']:>11.3g}"
                       f"{row['predict_ratio']:>15.3g}", flush=True)
                 if writer is not None:
@@ -127,13 +117,7 @@ def main():
     if args.scale:
         scale()
         return
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
-            writer.writeheader()
-            run(args.repeat, writer, args.size)
-    else:
-        run(args.repeat, None, args.size)
+    run_writing(args.csv, CSV_COLUMNS, lambda writer: run(args.repeat, writer, args.size))
 
 
 if __name__ == "__main__":
