@@ -910,9 +910,10 @@ class _MultiOutputRegression:
 
     @classmethod
     def sample_stats(cls, y, weight, n_classes=None):
-        wy = weight[:, None] * y
+        """Per-sample statistics of the outputs (the class docstring's), (n_stats, n_samples)."""
         if cls.base is AbsoluteError:
             return np.vstack([weight, y.T])
+        wy = weight[:, None] * y                            # w y_k, (n_samples, m)
         if cls.base is Poisson:
             with np.errstate(divide="ignore", invalid="ignore"):
                 y_log_y = np.where(y > 0, y * np.log(y), 0.0)
