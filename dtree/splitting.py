@@ -108,11 +108,24 @@ FEATURE_THRESHOLD = np.float32(0.0)
 # of SWEEP_CELLS: _additive_scores).
 BLOCK_CELLS = 1 << 14
 
+# Fits of fewer samples than SMALL_FIT sweep SMALL_FIT_BLOCKS times as many cells
+# at once (fewer blocks and chunks: Python's cost per block dominates there,
+# and the temporaries of a few MiB are no concern; _Level.cells).
+SMALL_FIT, SMALL_FIT_BLOCKS = 1 << 13, 4
+
 # At most this many (statistic, feature, position) cells in one array of
 # children's statistics (4 MiB of float64): with many classes (one statistic
 # per class) the chunks and feature blocks get shorter, so that the sweep's
 # memory does not grow with the number of classes.
 SWEEP_CELLS = 1 << 19
+
+# Up to this many values, X is read with one 2-D index (_gather_values);
+# beyond, one feature's column at a time (each a contiguous read of X[:, f]).
+GATHER_CELLS = 1 << 12
+
+# At most this many (feature, position) cells of the presorted index are
+# partitioned at once (a boolean and an index temporary of this size).
+PARTITION_CELLS = 1 << 17
 
 # Kinds of candidate split (the order in which they win ties within a feature).
 MISSING_RIGHT, MISSING_LEFT, NON_MISSING_LEFT = 0, 1, 2
@@ -322,12 +335,25 @@ def feature_values(X, samples, features):
     return X[samples, features].astype(np.float32, copy=False)
 
 
-def _gather_values(X, features, O, live=None):
+def _gather_values(X, features, O, live=None, columns=None):
     """``float32(X[O[i, j], features[i]])`` as an array of shape O.shape.
 
     Where ``live`` (shape O.shape, bool) is given, only its positions are
-    read; the others are 0.
+    read; the others are 0.  ``columns``, if given, is ``float32(X).T`` in C
+    order (:func:`feature_columns`): read from it, a feature's values are
+    contiguous.
     """
+    if columns is not None:          # flat index f * n_samples + sample: one read
+        n_samples = columns.shape[1]
+        out = np.take(columns, O + (np.asarray(features) * n_samples)[:, None])
+        if live is not None:
+            out[~live] = 0
+        return out
+    if O.size <= GATHER_CELLS:       # small: one 2-D index, not a call per feature
+        out = X[O, np.asarray(features)[:, None]].astype(np.float32)
+        if live is not None:
+            out[~live] = 0
+        return out
     out = np.empty(O.shape, dtype=np.float32) if live is None else np.zeros(O.shape, np.float32)
     for i, f in enumerate(features):
         if live is None or live[i].all():
@@ -335,6 +361,20 @@ def _gather_values(X, features, O, live=None):
         elif live[i].any():
             out[i, live[i]] = X[O[i, live[i]], f]
     return out
+
+
+def feature_columns(X):
+    """``float32(X).T`` in C order for a fit of fewer than SMALL_FIT samples, else None.
+
+    The sweep reads each feature's values in the order of a node's samples;
+    from ``X`` (n_samples, n_features) in C order each read is a different
+    row, from this copy (n_features, n_samples) the values of a feature are
+    contiguous, two to three times as fast to gather.  Its memory (that of a
+    float32 ``X``) is spent only on small fits (see SMALL_FIT).
+    """
+    if X.shape[0] >= SMALL_FIT:
+        return None
+    return np.ascontiguousarray(X.T, dtype=np.float32)
 
 
 def _gather(rows, which, O, stacked=False):
@@ -361,13 +401,14 @@ def _gather(rows, which, O, stacked=False):
     return out
 
 
-def _chunk_cells(m, n_swept=1):
+def _chunk_cells(m, n_swept=1, cells=None):
     """Cells (features x positions) per chunk of _sweep_in_chunks for a level of
-    ``m`` positions and ``n_swept`` statistics: at least BLOCK_CELLS and half the
-    level (fewer chunks, less Python overhead on large levels), at most 8 *
-    BLOCK_CELLS (temporaries of about 10 MiB), and at most SWEEP_CELLS //
-    n_swept (many classes), but at least one."""
-    return max(1, min(max(BLOCK_CELLS, m // 2), 8 * BLOCK_CELLS, SWEEP_CELLS // n_swept))
+    ``m`` positions and ``n_swept`` statistics: at least ``cells`` (default
+    BLOCK_CELLS) and half the level (fewer chunks, less Python overhead on large
+    levels), at most 8 * BLOCK_CELLS (temporaries of about 10 MiB), and at most
+    SWEEP_CELLS // n_swept (many classes), but at least one."""
+    cells = cells or BLOCK_CELLS
+    return max(1, min(max(cells, m // 2), 8 * BLOCK_CELLS, SWEEP_CELLS // n_swept))
 
 
 def _feature_blocks(n_features, m, cells=BLOCK_CELLS, max_size=None):
@@ -438,28 +479,35 @@ class _Level:
     constant: np.ndarray | None = None   # (n_segments, n_features) bool, known constant
     monotonic_cst: np.ndarray | None = None   # (n_features,) int in {-1, 0, 1}, or None
     bounds: np.ndarray | None = None     # (2, n_segments): each node's [lower, upper] value
+    columns: np.ndarray | None = None    # (n_features, n_samples): float32(X).T, or None
 
     def __post_init__(self):
         # The statistics the proxy reads (with many classes, all of them).
         self.n_swept = self.criterion.n_swept or self.stats.shape[0]
+        # (feature, position) cells swept at once (see SMALL_FIT).
+        self.cells = BLOCK_CELLS * (SMALL_FIT_BLOCKS if self.X.shape[0] < SMALL_FIT else 1)
         self.swept_totals = self.totals[:self.n_swept]
         # Class counts whose partial sums (over a block's rows too) are exact floats.
         self.exact_counts = (isinstance(self.stats, ClassWeights) and self.stats.exact_sums
                              and float(self.totals.sum()) * self.order.shape[0] < 2.0**52)
         # The cut after position p of a segment leaves p - start + 1 samples left:
         # cuts leaving both children min_samples_leaf samples form one run per segment.
-        msl, sizes = self.min_samples_leaf, self.sizes
-        too_few = np.minimum(msl - 1, sizes)
-        allowed = np.maximum(sizes - 2 * msl + 1, 0)
-        runs = np.column_stack([too_few, allowed, sizes - too_few - allowed]).ravel()
-        self.leaf_ok = np.repeat(np.tile([False, True, False], sizes.size), runs)   # (m,)
+        # In segment j the allowed cuts are after positions starts[j] + msl - 1 ..
+        # starts[j] + sizes[j] - msl - 1: +1 where a run begins, -1 after it ends
+        # (distinct positions, in increasing order), and a running sum.
+        msl, starts, sizes = self.min_samples_leaf, self.starts, self.sizes
+        has_run = sizes >= 2 * msl
+        edges = np.zeros(self.order.shape[1] + 1, dtype=np.int8)
+        edges[starts[has_run] + (msl - 1)] = 1
+        edges[(starts + sizes)[has_run] - msl] = -1
+        self.leaf_ok = np.cumsum(edges[:-1], dtype=np.int8).view(bool)   # (m,)
 
     def feature_blocks(self):
         """Blocks of features swept together: at most SWEEP_CELLS statistics per position."""
         n_features, m = self.order.shape
         additive = self.criterion.additive
         max_block = max(1, SWEEP_CELLS // self.n_swept) if additive else n_features
-        return _feature_blocks(n_features, m, self.criterion.block_cells or BLOCK_CELLS,
+        return _feature_blocks(n_features, m, self.criterion.block_cells or self.cells,
                                max_block)
 
     def constrains(self, fb):
@@ -517,7 +565,7 @@ class _BlockBest(NamedTuple):
 
 def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_samples_leaf=1,
                 min_weight_leaf=0.0, has_missing=None, options=None,
-                constant=None, monotonic_cst=None, bounds=None) -> SplitResult:
+                constant=None, monotonic_cst=None, bounds=None, columns=None) -> SplitResult:
     """Score every threshold of every segment and keep each segment's best.
 
     Parameters
@@ -565,6 +613,9 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_sample
     bounds : ndarray of shape (2, n_segments), default=None
         Each segment's lower and upper bound on its children's values (with
         ``monotonic_cst``).
+    columns : ndarray of shape (n_features, n_samples), float32, default=None
+        ``float32(X).T`` in C order (:func:`feature_columns`), from which the
+        sweep reads the values faster; None: read ``X``.  The same splits.
 
     Returns
     -------
@@ -575,7 +626,7 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_sample
         has_missing = np.zeros(order.shape[0], bool)
     level = _Level(X, order, starts, sizes, stats, totals, criterion, min_samples_leaf,
                    min_weight_leaf, has_missing, options or SearchOptions(), constant,
-                   monotonic_cst, bounds)
+                   monotonic_cst, bounds, columns)
     best = SplitResult.empty(starts.size)
     best_rank = np.full(starts.size, np.iinfo(np.intp).max)
     for fb in level.feature_blocks():
@@ -664,7 +715,7 @@ def _sweep_in_chunks(level, fb) -> _BlockBest:
     first = np.zeros((b, n_segments), dtype=np.intp)
     varies = np.zeros((b, n_segments), bool)
     carry = None
-    step = max(1, _chunk_cells(m, level.n_swept) // b)
+    step = max(1, _chunk_cells(m, level.n_swept, level.cells) // b)
     for lo in range(0, m, step):
         hi = min(lo + step, m)
         parts = level.parts(lo, hi)
@@ -703,7 +754,7 @@ def _chunk_scores(level, fb, lo, hi, parts, carry):
         # or starts another segment (the cut between them is no candidate).
         live = np.repeat(~level.constant[s0:s1, fb].T, part_sizes, axis=1)
         live = np.concatenate([live, live[:, -1:]], axis=1)[:, :O.shape[1]]
-    cand = _gaps(_gather_values(level.X, fb, O, live), hi - lo)
+    cand = _gaps(_gather_values(level.X, fb, O, live, level.columns), hi - lo)
     # A segment varies where a cut inside it separates two values (the cut
     # after its last position compares it with the next segment).
     inside = cand.copy()
@@ -729,12 +780,13 @@ def _chunk_scores(level, fb, lo, hi, parts, carry):
             left = segment_prefix_sums(level.stats, level.swept_totals, O[rows, :hi - lo],
                                        level.starts)
             del O
-            score[rows] = _score(level.criterion, left, node, cand[rows], level.min_weight_leaf)
+            score[rows] = _score(level.criterion, left, node, cand[rows], level.min_weight_leaf,
+                                 cells=level.cells)
         return score, None, part_varies
     left = segment_prefix_sums(level.stats, level.swept_totals, O[:, :hi - lo], level.starts,
                                lo, carry)
     del O                            # memory (tests/test_memory.py): the sums replace it
-    score = _score(level.criterion, left, node, cand, level.min_weight_leaf)
+    score = _score(level.criterion, left, node, cand, level.min_weight_leaf, cells=level.cells)
     return score, left[:, :, -1].copy(), part_varies
 
 
@@ -754,8 +806,8 @@ def _counted_scores(level, O, cand, node, lo, carry):
     cut_left, carry = _class_counts_at_cuts(level.stats, O, cand, level.starts, lo, carry)
     flat_node = node.reshape(node.shape[0], c)
     scored = np.empty(at.size)
-    for i in range(0, at.size, BLOCK_CELLS):
-        piece = slice(i, i + BLOCK_CELLS)
+    for i in range(0, at.size, level.cells):
+        piece = slice(i, i + level.cells)
         scored[piece] = _proxy_at(level.criterion, cut_left[:, piece],
                                   flat_node[:, at[piece] % c], level.min_weight_leaf)
     part = score[rows]
@@ -837,7 +889,7 @@ def _block_cuts(level, fb, O):
     equal (None without missing values in the block).
     """
     starts, sizes = level.starts, level.sizes
-    values = _gather_values(level.X, fb, O)                 # (b, m) sorted values
+    values = _gather_values(level.X, fb, O, columns=level.columns)   # (b, m) sorted
     if level.has_missing[fb].any():   # missing values sit at the segment ends
         n_missing = np.add.reduceat(np.isnan(values), starts, axis=1)
         n_present = sizes - n_missing
@@ -958,7 +1010,7 @@ def _additive_scores(level, fb, O, cand, cand_left, n_present):
     for lo, hi, left in chunks:
         node = level.over_positions(totals, lo, hi)             # (s, 1, hi - lo)
         _score(level.criterion, left, node, cand[:, lo:hi], level.min_weight_leaf,
-               out=score[:, lo:hi])
+               out=score[:, lo:hi], cells=level.cells)
         if level.constrains(fb):
             # The children's values v_L, v_R (the right child: node - left).
             value_left = level.criterion.monotonic_value(left)
@@ -968,7 +1020,7 @@ def _additive_scores(level, fb, O, cand, cand_left, n_present):
         if cand_left is not None:
             left += level.over_positions(missing, lo, hi)       # missing samples sent left
             _score(level.criterion, left, node, cand_left[:, lo:hi], level.min_weight_leaf,
-                   out=score_left[:, lo:hi])
+                   out=score_left[:, lo:hi], cells=level.cells)
     return score, score_left, present
 
 
@@ -1003,23 +1055,25 @@ def _first_at_best(score, best, starts, sizes, offset=0):
     return np.minimum.reduceat(at, starts, axis=1)
 
 
-def _score(criterion, left, totals, cand, min_weight_leaf, out=None):
+def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None):
     """The criterion's proxy at every candidate cut, -inf elsewhere (shape of ``cand``).
 
     ``left`` of shape (n_swept, b, c) holds the left children's statistics
     and ``totals`` (n_swept, 1, c) their nodes'; the right child is
     ``totals - left``.  Only the candidates are scored (the cuts between
     distinct values, a few where values are tied or features constant), in
-    pieces of at most BLOCK_CELLS // 4 candidates, so that the proxy's temporaries stay small: every
-    score is the float the proxy gives on the whole arrays (it works
-    elementwise after the statistics axis).  Written into ``out`` if given.
+    pieces of at most ``cells // 4`` candidates (default BLOCK_CELLS // 4), so
+    that the proxy's temporaries stay small: every score is the float the
+    proxy gives on the whole arrays (it works elementwise after the statistics
+    axis).  Written into ``out`` if given.
     """
+    cells = cells or BLOCK_CELLS
     score = np.empty(cand.shape) if out is None else out
     score.fill(-np.inf)
     b, c = cand.shape
     n_cand = np.count_nonzero(cand)
     if 4 * n_cand > cand.size:       # mostly candidates: score every cut, in blocks
-        step = max(1, BLOCK_CELLS // b)
+        step = max(1, cells // b)
         with np.errstate(divide="ignore", invalid="ignore"):
             for lo in range(0, c, step):
                 chunk = slice(lo, lo + step)
@@ -1032,7 +1086,7 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None):
         np.copyto(score, -np.inf, where=~cand)
         return score
     # Few candidates: all at once; many: a block of positions at a time.
-    cells = BLOCK_CELLS // 4
+    cells //= 4
     step = c if n_cand <= cells else max(1, cells // b)
     for lo in range(0, c, step):
         row, col = np.nonzero(cand[:, lo:lo + step])
@@ -1127,10 +1181,11 @@ def goes_left(order, starts, sizes, found: SplitResult, n_samples) -> np.ndarray
     run_left = np.column_stack([np.ones_like(missing_left), np.zeros_like(missing_left),
                                 missing_left]).ravel()
     left = np.repeat(run_left, runs)                              # (m,) bool
+    # The sample at each position in the order of its segment's split feature.
+    position = np.arange(left.size)
+    samples = order[np.repeat(found.feature, sizes), position]
     mask = np.zeros(n_samples, dtype=bool)
-    for f in np.unique(found.feature):   # the segments split on feature f, f's order
-        on_f = np.repeat(found.feature == f, sizes)
-        mask[order[f][on_f]] = left[on_f]
+    mask[samples] = left
     return mask
 
 
@@ -1158,11 +1213,18 @@ def partition(order, starts, sizes, n_left, goes_left) -> None:
     runs = np.column_stack([n_left, sizes - n_left]).ravel()
     left_slot = np.repeat(np.tile([True, False], sizes.size), runs)    # (m,) bool
     right_slot = ~left_slot
-    for row in order:                        # a view: written in place
-        g = goes_left[row]
-        moved_left, moved_right = row[g], row[~g]
-        row[left_slot] = moved_left
-        row[right_slot] = moved_right
+    n_features, m = order.shape
+    step = max(1, PARTITION_CELLS // max(m, 1))    # features per block: bounded temporaries
+    for lo in range(0, n_features, step):
+        block = order[lo:lo + step]          # a view: written in place
+        g = goes_left[block].ravel()
+        # Every row has the same samples, so the same number going left: the
+        # flat block's entries that go left (right) are row after row, each row
+        # in its order.  (numpy.compress: twice as fast as a boolean index.)
+        moved_left = np.compress(g, block).reshape(block.shape[0], -1)
+        moved_right = np.compress(~g, block).reshape(block.shape[0], -1)
+        block[:, left_slot] = moved_left
+        block[:, right_slot] = moved_right
 
 
 def _keep_columns(order, keep):
@@ -1172,8 +1234,10 @@ def _keep_columns(order, keep):
     their order), so the presorted index is never held twice.
     """
     n_kept = int(np.count_nonzero(keep))
-    for row in order:
-        row[:n_kept] = row[keep]
+    step = max(1, PARTITION_CELLS // max(order.shape[1], 1))   # features per block
+    for lo in range(0, order.shape[0], step):
+        block = order[lo:lo + step]
+        block[:, :n_kept] = block[:, keep]      # the right side is a new array
     return order[:, :n_kept]
 
 
@@ -1279,6 +1343,7 @@ class BestSplitter:
     def start(self, X, sort=presort):
         """Presort ``X`` (``sort(X)`` of shape (n_features, n_samples)); return self."""
         self.X = X
+        self.columns = feature_columns(X)
         self.order = sort(X)
         self.has_missing = _has_missing(X)
         self._constant = None     # (starts, sizes, constant) of the last segments seen
@@ -1295,7 +1360,8 @@ class BestSplitter:
                             self.criterion, min_samples_leaf=self.min_samples_leaf,
                             min_weight_leaf=self.min_weight_leaf, has_missing=self.has_missing,
                             options=self.options(starts, sizes), constant=constant,
-                            monotonic_cst=self.monotonic_cst, bounds=bounds)
+                            monotonic_cst=self.monotonic_cst, bounds=bounds,
+                            columns=self.columns)
         self._constant = (starts, sizes, constant)
         return found
 
