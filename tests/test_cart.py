@@ -337,6 +337,81 @@ def test_chunked_sweep_grows_the_same_tree(monkeypatch, cells, make, params):
     assert default.get_n_leaves() > 8
 
 
+def _forced_columns(X):
+    return np.ascontiguousarray(X.T, dtype=np.float32)
+
+
+@pytest.mark.parametrize("knob, value", [
+    ("feature_columns", lambda X: None),        # read X in place, a feature at a time
+    ("feature_columns", _forced_columns),       # the float32 copy by features
+    ("GATHER_CELLS", 0),                        # no 2-D read of X for small blocks
+    ("PARTITION_CELLS", 1),                     # partition one feature at a time
+    ("SMALL_FIT", 0),                           # the blocks of large fits
+])
+@pytest.mark.parametrize("make, params, missing", [
+    (DecisionTreeClassifier, {}, False),
+    (DecisionTreeClassifier, {"criterion": "entropy", "min_samples_leaf": 3}, True),
+    (DecisionTreeClassifier, {"max_features": 2, "random_state": 1, "max_leaf_nodes": 9}, False),
+    (DecisionTreeClassifier, {"splitter": "random", "random_state": 0}, True),
+    (DecisionTreeRegressor, {}, True),
+    (DecisionTreeRegressor, {"criterion": "absolute_error", "max_depth": 4}, False),
+])
+def test_ways_of_reading_and_partitioning_grow_the_same_tree(monkeypatch, knob, value, make,
+                                                              params, missing):
+    # How the search reads X (in place, from a float32 copy by features, one
+    # 2-D read or a read per feature), how many features a partition moves at
+    # once and the block sizes of small fits are speed/memory choices only:
+    # each must give the identical tree (bit for bit), with ties, zero weights,
+    # missing values and an F-ordered X.
+    import dtree.splitting
+
+    rng = np.random.default_rng(11)
+    X = np.asfortranarray(np.round(rng.normal(size=(400, 5)), 1))
+    if missing:
+        X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(scale=0.5, size=400) > 0).astype(int) \
+        + (np.nan_to_num(X[:, 1]) > 0.5)
+    if make is DecisionTreeRegressor:
+        y = np.exp(np.nan_to_num(X[:, 0])) + rng.random(400)
+    weight = rng.integers(0, 3, size=400).astype(float)
+    default = make(**params).fit(X, y, sample_weight=weight)
+    calls = []
+    if knob == "feature_columns":
+        def spy(X, value=value):
+            calls.append(X.shape)
+            return value(X)
+        monkeypatch.setattr(dtree.splitting, knob, spy)
+    else:
+        monkeypatch.setattr(dtree.splitting, knob, value)
+    other = make(**params).fit(X, y, sample_weight=weight)
+    for a, b in zip(_tree_arrays(default), _tree_arrays(other)):
+        np.testing.assert_array_equal(a, b)
+    assert default.get_n_leaves() > 8
+    assert knob != "feature_columns" or calls        # the search asked for the copy
+
+
+def test_gather_values_reads_the_same_floats_every_way(monkeypatch):
+    # _gather_values: X in place (2-D read or a read per feature), or the float32
+    # copy by features; positions outside `live` are 0.
+    import dtree.splitting
+    from dtree.splitting import _gather_values
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 6)) * 10.0 ** rng.integers(-30, 30, size=(300, 6))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    features = np.array([4, 0, 5])
+    O = rng.integers(0, 300, size=(3, 50))
+    live = rng.random(O.shape) < 0.7
+    expected = np.where(live, X[O, features[:, None]].astype(np.float32), 0)
+    copies = [None, np.ascontiguousarray(X.T, dtype=np.float32)]
+    for columns in copies:
+        for cells in (0, 1 << 20):
+            monkeypatch.setattr(dtree.splitting, "GATHER_CELLS", cells)
+            got = _gather_values(X, features, O, live, columns)
+            assert got.dtype == np.float32
+            np.testing.assert_array_equal(got, expected)
+
+
 @pytest.mark.parametrize("make, params", [
     (DecisionTreeClassifier, {}),
     (DecisionTreeClassifier, {"splitter": "random", "random_state": 0}),
