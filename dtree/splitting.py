@@ -385,8 +385,10 @@ def feature_columns(X):
 def _gather(rows, which, O, stacked=False):
     """``rows[which[i], O[j]]`` as an array of shape (len(which), *O.shape).
 
-    ``numpy.take`` on one contiguous row at a time is several times faster
-    than fancy indexing with a 2-D index.  With ``stacked=False``, ``O`` has
+    ``numpy.take`` along the samples axis of contiguous rows is several
+    times faster than fancy indexing with a 2-D index: of the first rows at
+    once where ``which`` is ``0 .. k - 1``, else one row at a time.  With
+    ``stacked=False``, ``O`` has
     one index row per entry of ``which``.  Class weights
     (:class:`dtree.criteria.ClassWeights`) are built as one-hot rows for the
     samples of ``O`` only.
@@ -394,6 +396,9 @@ def _gather(rows, which, O, stacked=False):
     if isinstance(rows, ClassWeights):
         out = rows.take(O)                   # (n_classes, *O.shape)
         return out if len(which) == out.shape[0] else out[which]
+    if stacked and np.array_equal(which, np.arange(len(which))):
+        # The first rows (a view): one take along the samples axis, 4-8x as fast.
+        return np.take(rows[:len(which)], O, axis=1)
     if stacked:
         out = np.empty((len(which),) + O.shape, dtype=rows.dtype)
         for i, r in enumerate(which):
@@ -670,8 +675,9 @@ def _keep_better(level, fb, block: _BlockBest, best: SplitResult, best_rank):
     f = fb[r]
     if level.options.thresholds is None:
         X, order, m = level.X, level.order, level.order.shape[1]
-        lower = feature_values(X, order[f, p], f).astype(np.float64)
-        upper = feature_values(X, order[f, np.minimum(p + 1, m - 1)], f).astype(np.float64)
+        # The values at p and p + 1 in f's order, the two sides of the cut.
+        pair = np.stack([p, np.minimum(p + 1, m - 1)])                  # (2, n_segs)
+        lower, upper = feature_values(X, order[f, pair], f).astype(np.float64)
         threshold = midpoint(lower, upper)
     else:
         threshold = level.options.thresholds[segs, f]
@@ -738,7 +744,7 @@ def _sweep_in_chunks(level, fb) -> _BlockBest:
     if level.constant is not None:
         level.constant[:, fb] = ~varies.T
     zeros = np.zeros((b, n_segments), dtype=np.intp)
-    return _BlockBest(value, zeros, first, zeros, np.broadcast_to(level.sizes, (b, n_segments)))
+    return _BlockBest(value, zeros, first, zeros, np.repeat(level.sizes[None], b, axis=0))
 
 
 def _chunk_scores(level, fb, lo, hi, parts, carry):
