@@ -503,10 +503,10 @@ class TreeArrays:
             rows = np.arange(lo, min(lo + _APPLY_CHUNK, n))
             offset = rows * row_step                 # where each row starts in flat
             node2 = np.zeros(rows.size, dtype=np.intp)   # twice the node of each row
+            # the same gathers by ndarray.take (the faster on long index arrays) or by []
+            take = rows.size >= _APPLY_TAKE
             for step in range(1, self.max_depth + 1):
-                # x[feature[t]] <= threshold[t], then the child; the same gathers by
-                # ndarray.take (the faster on long index arrays) or by [] (on short)
-                take = rows.size >= _APPLY_TAKE
+                # x[feature[t]] <= threshold[t], then the child
                 if take:
                     values = flat.take(offset + feature2.take(node2))
                     go_left = values <= threshold2.take(node2)
@@ -519,10 +519,11 @@ class TreeArrays:
                 node2 = child2.take(node2 + go_left) if take else child2[node2 + go_left]
                 if step % _APPLY_CHECK == 0 and step < self.max_depth:
                     leaf2[rows] = node2              # final for the rows at a leaf
-                    keep = np.flatnonzero(is_inner2.take(node2))   # the rows still descending
+                    keep = is_inner2.take(node2).nonzero()[0]    # the rows still descending
                     if not keep.size:
                         break
                     rows, offset, node2 = rows.take(keep), offset.take(keep), node2.take(keep)
+                    take = rows.size >= _APPLY_TAKE
             else:                   # after max_depth steps every row is at a leaf
                 leaf2[rows] = node2
         return leaf2 >> 1
