@@ -457,6 +457,11 @@ def test_apply_of_the_tree_arrays_takes_empty_integer_and_object_rows():
     np.testing.assert_array_equal(tree.apply(X[complete].astype(np.int64)), expected[complete])
 
 
+def _every(check):
+    """A removal schedule for apply: after every ``check`` steps (instead of the planned one)."""
+    return lambda descending, rows: frozenset(range(check, descending.size - 1, check))
+
+
 @pytest.mark.parametrize("chunk, check", [(1 << 13, 8), (7, 1), (64, 3), (1, 100)])
 @pytest.mark.parametrize("missing", [False, True], ids=["complete", "with NaN"])
 def test_apply_in_any_chunking_reaches_the_leaf_of_the_plain_walk(monkeypatch, chunk, check,
@@ -473,7 +478,7 @@ def test_apply_in_any_chunking_reaches_the_leaf_of_the_plain_walk(monkeypatch, c
     tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_   # leaves at many depths
     assert len(np.unique(tree._depths()[tree.children_left < 0])) > 4
     monkeypatch.setattr(tree_module, "_APPLY_CHUNK", chunk)
-    monkeypatch.setattr(tree_module, "_APPLY_CHECK", check)
+    monkeypatch.setattr(tree_module, "_removal_steps", _every(check))
     walked = np.zeros(X.shape[0], dtype=np.intp)
     for rows, nodes in tree._walk(X):
         walked[rows] = nodes
@@ -501,9 +506,36 @@ def test_apply_equals_the_plain_walk_for_any_tree_and_schedule(X, chunk, check, 
     for rows, nodes in tree._walk(X):
         walked[rows] = nodes
     with mock.patch.object(tree_module, "_APPLY_CHUNK", chunk), \
-            mock.patch.object(tree_module, "_APPLY_CHECK", check):
+            mock.patch.object(tree_module, "_removal_steps", _every(check)):
         np.testing.assert_array_equal(tree.apply(X), walked)
         np.testing.assert_array_equal(tree.apply(X.astype(np.float32)), walked)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=9), st.integers(1, 20_000))
+def test_the_removal_plan_of_apply_is_the_cheapest_schedule(shares, rows):
+    """_removal_steps (dynamic programming) costs no more, under apply's cost
+    model, than any other set of removal steps (all of them, for depth <= 10)."""
+    from itertools import combinations
+
+    import dtree.tree as tree_module
+
+    descending = np.concatenate([[1.0], np.sort(shares)[::-1], [0.0]])   # non-increasing
+    depth = descending.size - 1
+
+    def cost(removals):
+        held, total = rows, 0.0
+        for step in range(1, depth + 1):
+            total += tree_module._STEP_FIXED + held
+            if step in removals:
+                total += tree_module._REMOVAL_FIXED + held
+                held = rows * descending[step]
+        return total
+
+    plan = tree_module._removal_steps(descending, rows)
+    assert plan <= set(range(1, depth))
+    best = min(cost(set(c)) for k in range(depth) for c in combinations(range(1, depth), k))
+    assert cost(plan) == pytest.approx(best)
 
 
 @pytest.mark.parametrize("base, gap", [(0.0, 1e-30), (0.0, 5e-8), (1.0, 2e-7), (1.0, 1.2e-7)])
