@@ -549,7 +549,7 @@ class TreeArrays:
         else:
             X = np.ascontiguousarray(X)
             flat, row_step, feature_step = X.ravel(), d, 1
-        if self.children_left[0] < 0 or n == 0:
+        if self.max_depth == 0 or n == 0:      # a single leaf, or no rows
             return np.zeros(n, dtype=np.intp)
         if any_missing is None:     # a float min is NaN if any entry is: one pass, no (n, d) mask
             any_missing = bool(np.isnan(X.min()))
@@ -561,8 +561,9 @@ class TreeArrays:
         threshold2 = r["threshold2_32"] if X.dtype == np.float32 else r["threshold2"]
         leaf2 = np.empty(n, dtype=np.intp)           # twice the leaf of each row
         for lo in range(0, n, _APPLY_CHUNK):
-            rows = np.arange(lo, min(lo + _APPLY_CHUNK, n))
-            offset = rows * row_step                 # where each row starts in flat
+            hi = min(lo + _APPLY_CHUNK, n)
+            rows = np.arange(lo, hi)
+            offset = np.arange(lo * row_step, hi * row_step, row_step)   # where each row starts in flat
             node2 = np.zeros(rows.size, dtype=np.intp)   # twice the node of each row
             removals = self._removals(rows.size)
             # the same gathers by ndarray.take (the faster on long index arrays) or by []
