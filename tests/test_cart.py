@@ -560,6 +560,33 @@ def test_a_feature_within_a_micro_unit_is_split():
     assert tree.score(x[:, None], y) == 1.0 and tree.get_n_leaves() == 2
 
 
+@pytest.mark.parametrize("form", ["complete", "with NaN", "near float32's largest", "Fortran",
+                                  "integers"])
+def test_the_estimators_apply_reaches_the_leaf_of_the_plain_walk(form):
+    """The estimator's apply, told by its validation whether X holds a NaN
+    (no pass of its own), ends every row where ``_walk`` does."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 5)) * 10
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 2]) > 0).astype(int)
+    estimator = DecisionTreeClassifier(random_state=0).fit(X, y)
+    X_test = rng.normal(size=(300, 5)) * 10
+    if form == "with NaN":
+        X_test[rng.random(X_test.shape) < 0.1] = np.nan
+    elif form == "near float32's largest":     # finite, but a float32 sum of them is not
+        X_test[:, 1] = np.float32(3e38)
+    elif form == "Fortran":
+        X_test[rng.random(X_test.shape) < 0.1] = np.nan
+        X_test = np.asfortranarray(X_test)
+    elif form == "integers":
+        X_test = X_test.round().astype(np.int64)
+    walked = np.zeros(X_test.shape[0], dtype=np.intp)
+    for rows, nodes in estimator.tree_._walk(np.asarray(X_test, dtype=np.float32)):
+        walked[rows] = nodes
+    np.testing.assert_array_equal(estimator.apply(X_test), walked)
+    np.testing.assert_array_equal(estimator.apply(pd.DataFrame(X_test)), walked)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
 def test_fortran_ordered_X_predicts_as_c_ordered(dtype):
     """pandas 3 hands out column-major arrays: apply reads them in place, same leaves."""
