@@ -275,14 +275,18 @@ class _BaseDecisionTree(BaseEstimator):
 
     # -- prediction -----------------------------------------------------------------
 
-    def _check_predict_X(self, X):
+    def _check_predict_X(self, X, return_any_missing=False):
+        """``X`` checked for predict: a private CSR copy if sparse, else float32;
+        with ``return_any_missing``, ``(X, any_missing)``: also whether a dense
+        ``X`` holds a NaN (None for a sparse one)."""
         check_is_fitted(self, "tree_")
         if is_sparse(X):        # a private CSR copy, never densified (dtree.sparse)
             check_feature_names(self, X)
             check_n_features(X.shape[1], self)
             X = check_sparse_X(X, fmt="csr", missing_error=self._missing_error())
-            return X
-        return check_numeric_predict_X(self, X, missing_error=self._missing_error())
+            return (X, None) if return_any_missing else X
+        return check_numeric_predict_X(self, X, missing_error=self._missing_error(),
+                                       return_any_missing=return_any_missing)
 
     def apply(self, X, check_input=True):
         """Index of the leaf that each sample reaches.
@@ -311,10 +315,10 @@ class _BaseDecisionTree(BaseEstimator):
         TypeError
             For non-numeric ``X``.
         """
-        X32 = self._check_predict_X(X)
+        X32, any_missing = self._check_predict_X(X, return_any_missing=True)
         if is_sparse(X32):
             return sparse_apply(self.tree_, X32)
-        return self.tree_.apply(X32)
+        return self.tree_._apply_dense(X32, any_missing=any_missing)   # NaN known: no pass
 
     def decision_path(self, X, check_input=True):
         """Nodes visited by each sample, as a sparse CSR indicator matrix.

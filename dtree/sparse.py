@@ -626,10 +626,11 @@ def sparse_apply(tree, X, *, path=False):
         column_of = np.zeros(X.shape[1], dtype=np.intp)
         column_of[used] = np.arange(used.size)
         X_used = X[:, used]
+        any_missing = bool(np.isnan(X_used.data).any())   # once, not a pass per dense block
         step = max(1, APPLY_BLOCK_CELLS // used.size)
         for lo in range(0, n, step):
             block = X_used[lo:lo + step].toarray()
-            leaf[lo:lo + step] = tree._apply_dense(block, column_of)
+            leaf[lo:lo + step] = tree._apply_dense(block, column_of, any_missing=any_missing)
         return leaf
     keys = _entry_keys(X)
     node = np.zeros(n, dtype=np.intp)

@@ -279,12 +279,64 @@ def _fields_doc(indent=4) -> str:
         for f in NODE_FIELDS)
 
 
-# TreeArrays.apply: rows per chunk, and steps between removals of finished rows
-# (a removal costs about as many array operations as a step and is rarer the
-# deeper the tree: every 8 steps was 5-20% faster than every 4 on the benchmark
-# trees, from depth 10 to 33).
+# TreeArrays.apply: rows per chunk; from _APPLY_TAKE rows on, a step gathers
+# with ndarray.take rather than [] (NumPy 2.2: [] is the faster below about 600
+# indices, take above, by up to 30%).
 _APPLY_CHUNK = 1 << 13
-_APPLY_CHECK = 8
+_APPLY_TAKE = 512
+# apply's cost model, in units of the time a step spends per row (NumPy 2.2,
+# measured from 1 to 8192 rows): a step over m rows costs _STEP_FIXED + m, a
+# removal of the finished rows among m costs _REMOVAL_FIXED + m.
+_STEP_FIXED = 350
+_REMOVAL_FIXED = 230
+
+
+def _removal_steps(descending, rows):
+    """The steps after which :meth:`TreeArrays.apply` removes the finished rows.
+
+    The schedule of least expected cost under the model above (dynamic
+    programming over the step of the next removal): a removal pays when enough
+    rows have finished and enough steps remain, so that a tree whose leaves are
+    all deep removes late, and a small chunk rarely.
+
+    Parameters
+    ----------
+    descending : ndarray of shape (max_depth + 1,)
+        Expected share of the rows still at an inner node after ``s`` steps
+        (``descending[0] == 1``; the training samples' share, from
+        ``n_node_samples`` at the leaves).
+    rows : int
+        Number of rows of the chunk.
+
+    Returns
+    -------
+    frozenset of int
+        Steps in ``1 .. max_depth - 1``.
+
+    Examples
+    --------
+    >>> sorted(_removal_steps(np.array([1, 1, 0.9, 0.2, 0.1, 0.05, 0]), 8192))
+    [3]
+    >>> sorted(_removal_steps(np.array([1, 1, 0.9, 0.2, 0.1, 0.05, 0]), 10))
+    []
+    """
+    depth = descending.size - 1
+    # a step, and a removal, over the rows held after a removal at step s
+    step_cost = _STEP_FIXED + rows * descending
+    removal_cost = _REMOVAL_FIXED + rows * descending
+    cost = np.zeros(depth + 1)      # cost[s]: least cost of the steps after a removal at s
+    next_removal = np.zeros(depth + 1, dtype=np.intp)   # its next removal (0: none)
+    for s in range(depth - 1, -1, -1):
+        k = np.arange(s + 1, depth)                 # the next removal: after step k ...
+        costs = (k - s) * step_cost[s] + removal_cost[s] + cost[k]
+        cost[s] = (depth - s) * step_cost[s]        # ... or none
+        if k.size and costs.min() < cost[s]:
+            cost[s], next_removal[s] = costs.min(), k[costs.argmin()]
+    steps, s = [], next_removal[0]
+    while s:
+        steps.append(int(s))
+        s = next_removal[s]
+    return frozenset(steps)
 
 
 def _float32_at_most(threshold):
@@ -386,7 +438,8 @@ class TreeArrays:
         object.__setattr__(self, "n_classes", n_classes)
         object.__setattr__(self, "max_n_classes", int(lengths.get("max_n_classes", 1)))
         object.__setattr__(self, "n_leaves", int(np.sum(self.children_left == -1)))
-        object.__setattr__(self, "max_depth", int(self._depths().max()))
+        depth = self._depths()
+        object.__setattr__(self, "max_depth", int(depth.max()))
         # apply's tables, indexed by 2 t (node t): child2[2 t + go_left] is
         # twice the child that a row at t goes to (t itself at a leaf).
         is_leaf = self.children_left < 0
@@ -403,11 +456,20 @@ class TreeArrays:
             # For float32 rows: the largest float32 <= each threshold, so that
             # x <= t32 exactly when x <= t for every float32 x (no cast per step).
             threshold2_32=np.repeat(_float32_at_most(self.threshold), 2),
-            is_leaf2=np.repeat(is_leaf, 2),
+            is_inner2=np.repeat(~is_leaf, 2),
             missing_go_to_left2=np.repeat(self.missing_go_to_left, 2))
         for array in routing.values():
             array.flags.writeable = False
         object.__setattr__(self, "_routing", routing)
+        # apply's removals of finished rows: the share of the training samples
+        # (of the leaves, if none is counted) still at an inner node after s steps
+        finished = np.bincount(depth[is_leaf], minlength=self.max_depth + 1,
+                               weights=self.n_node_samples[is_leaf])
+        if finished.sum() <= 0:
+            finished = np.bincount(depth[is_leaf], minlength=self.max_depth + 1)
+        descending = np.clip(1 - np.cumsum(finished) / finished.sum(), 0, 1)
+        object.__setattr__(self, "_descending", descending)
+        object.__setattr__(self, "_removal_plans", {})  # by chunk size, filled by apply
 
     def __setattr__(self, name, value):
         raise AttributeError(f"TreeArrays is read-only: cannot set {name!r}")
@@ -460,7 +522,9 @@ class TreeArrays:
         Rows descend together, one tree level per NumPy step, in chunks of
         ``_APPLY_CHUNK`` rows (their arrays stay in cache).  A leaf leads to
         itself, so a row that reached one may take a few more (idle) steps:
-        finished rows leave the chunk every ``_APPLY_CHECK`` steps.  Row ``i``
+        finished rows leave the chunk after the steps that
+        :func:`_removal_steps` plans from the depths of the training samples'
+        leaves (where a removal is expected to save more than it costs).  Row ``i``
         at node ``t`` reads ``X[i, feature[t]]`` from the flat buffer of ``X``:
         ``flat[i * d + feature[t]]`` in C order, ``flat[i + n * feature[t]]``
         in Fortran order (pandas 3's DataFrames), so that neither is copied.
@@ -471,50 +535,70 @@ class TreeArrays:
             return sparse_apply(self, check_sparse_X(X, fmt="csr"))
         return self._apply_dense(X)
 
-    def _apply_dense(self, X, column_of=None):
+    def _apply_dense(self, X, column_of=None, any_missing=None):
         """:meth:`apply` on a dense ``X``; with ``column_of`` (n_features,), feature
-        ``f`` is column ``column_of[f]`` of ``X`` (an ``X`` of the tree's features only)."""
+        ``f`` is column ``column_of[f]`` of ``X`` (an ``X`` of the tree's features only).
+        ``any_missing``: whether ``X`` holds a NaN, if the caller knows (else one
+        pass over ``X`` finds out); False skips the NaN routing."""
         X = np.asarray(X)
         if X.dtype.kind != "f":     # integers, objects: compared as float64 (and NaN found)
-            X = X.astype(np.float64)
+            X, any_missing = X.astype(np.float64), None
         n, d = X.shape
         if X.flags.f_contiguous and not X.flags.c_contiguous:
             flat, row_step, feature_step = X.ravel(order="F"), 1, n   # views, no copy
         else:
             X = np.ascontiguousarray(X)
             flat, row_step, feature_step = X.ravel(), d, 1
-        leaf = np.zeros(n, dtype=np.intp)
-        if self.children_left[0] < 0 or n == 0:
-            return leaf
-        # a float min is NaN if any entry is: one pass, no (n, d) mask
-        any_missing = bool(np.isnan(X.min()))
+        if self.max_depth == 0 or n == 0:      # a single leaf, or no rows
+            return np.zeros(n, dtype=np.intp)
+        if any_missing is None:     # a float min is NaN if any entry is: one pass, no (n, d) mask
+            any_missing = bool(np.isnan(X.min()))
         r = self._routing
-        child2, is_leaf2 = r["child2"], r["is_leaf2"]
+        child2, is_inner2 = r["child2"], r["is_inner2"]
         feature2 = r["feature2"] if column_of is None else column_of[r["feature2"]]
-        feature2 = feature2 * feature_step           # where a node's feature starts in flat
+        if feature_step != 1:
+            feature2 = feature2 * feature_step       # where a node's feature starts in flat
         threshold2 = r["threshold2_32"] if X.dtype == np.float32 else r["threshold2"]
+        leaf2 = np.empty(n, dtype=np.intp)           # twice the leaf of each row
         for lo in range(0, n, _APPLY_CHUNK):
-            rows = np.arange(lo, min(lo + _APPLY_CHUNK, n))
-            offset = rows * row_step                 # where each row starts in flat
+            hi = min(lo + _APPLY_CHUNK, n)
+            rows = np.arange(lo, hi)
+            offset = np.arange(lo * row_step, hi * row_step, row_step)   # where each row starts in flat
             node2 = np.zeros(rows.size, dtype=np.intp)   # twice the node of each row
+            removals = self._removals(rows.size)
+            # the same gathers by ndarray.take (the faster on long index arrays) or by []
+            take = rows.size >= _APPLY_TAKE
             for step in range(1, self.max_depth + 1):
-                # x[feature[t]] <= threshold[t]
-                values = flat[offset + feature2[node2]]
-                go_left = values <= threshold2[node2]
+                # x[feature[t]] <= threshold[t], then the child
+                if take:
+                    values = flat.take(offset + feature2.take(node2))
+                    go_left = values <= threshold2.take(node2)
+                else:
+                    values = flat[offset + feature2[node2]]
+                    go_left = values <= threshold2[node2]
                 if any_missing:
                     missing = np.isnan(values)
                     go_left[missing] = r["missing_go_to_left2"][node2[missing]]
-                node2 = child2[node2 + go_left]
-                if step % _APPLY_CHECK == 0:
-                    done = is_leaf2[node2]
-                    if done.any():
-                        leaf[rows[done]] = node2[done] >> 1
-                        keep = ~done
-                        rows, offset, node2 = rows[keep], offset[keep], node2[keep]
-                        if not rows.size:
-                            break
-            leaf[rows] = node2 >> 1      # after max_depth steps every row is at a leaf
-        return leaf
+                node2 = child2.take(node2 + go_left) if take else child2[node2 + go_left]
+                if step in removals:
+                    leaf2[rows] = node2              # final for the rows at a leaf
+                    keep = is_inner2.take(node2).nonzero()[0]    # the rows still descending
+                    if not keep.size:
+                        break
+                    rows, offset, node2 = rows.take(keep), offset.take(keep), node2.take(keep)
+                    take = rows.size >= _APPLY_TAKE
+            else:                   # after max_depth steps every row is at a leaf
+                leaf2[rows] = node2
+        return leaf2 >> 1
+
+    def _removals(self, rows):
+        """:func:`_removal_steps` for a chunk of ``rows`` rows (computed once per
+        power of two: the plan of its smallest size)."""
+        size = 1 << (int(rows).bit_length() - 1)
+        plan = self._removal_plans.get(size)
+        if plan is None:
+            plan = self._removal_plans[size] = _removal_steps(self._descending, size)
+        return plan
 
     def decision_path(self, X):
         """Sparse indicator (CSR) of shape (n_samples, node_count) of the nodes each row visits."""

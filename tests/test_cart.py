@@ -532,6 +532,11 @@ def test_apply_of_the_tree_arrays_takes_empty_integer_and_object_rows():
     np.testing.assert_array_equal(tree.apply(X[complete].astype(np.int64)), expected[complete])
 
 
+def _every(check):
+    """A removal schedule for apply: after every ``check`` steps (instead of the planned one)."""
+    return lambda descending, rows: frozenset(range(check, descending.size - 1, check))
+
+
 @pytest.mark.parametrize("chunk, check", [(1 << 13, 8), (7, 1), (64, 3), (1, 100)])
 @pytest.mark.parametrize("missing", [False, True], ids=["complete", "with NaN"])
 def test_apply_in_any_chunking_reaches_the_leaf_of_the_plain_walk(monkeypatch, chunk, check,
@@ -548,7 +553,7 @@ def test_apply_in_any_chunking_reaches_the_leaf_of_the_plain_walk(monkeypatch, c
     tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_   # leaves at many depths
     assert len(np.unique(tree._depths()[tree.children_left < 0])) > 4
     monkeypatch.setattr(tree_module, "_APPLY_CHUNK", chunk)
-    monkeypatch.setattr(tree_module, "_APPLY_CHECK", check)
+    monkeypatch.setattr(tree_module, "_removal_steps", _every(check))
     walked = np.zeros(X.shape[0], dtype=np.intp)
     for rows, nodes in tree._walk(X):
         walked[rows] = nodes
@@ -576,9 +581,36 @@ def test_apply_equals_the_plain_walk_for_any_tree_and_schedule(X, chunk, check, 
     for rows, nodes in tree._walk(X):
         walked[rows] = nodes
     with mock.patch.object(tree_module, "_APPLY_CHUNK", chunk), \
-            mock.patch.object(tree_module, "_APPLY_CHECK", check):
+            mock.patch.object(tree_module, "_removal_steps", _every(check)):
         np.testing.assert_array_equal(tree.apply(X), walked)
         np.testing.assert_array_equal(tree.apply(X.astype(np.float32)), walked)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=9), st.integers(1, 20_000))
+def test_the_removal_plan_of_apply_is_the_cheapest_schedule(shares, rows):
+    """_removal_steps (dynamic programming) costs no more, under apply's cost
+    model, than any other set of removal steps (all of them, for depth <= 10)."""
+    from itertools import combinations
+
+    import dtree.tree as tree_module
+
+    descending = np.concatenate([[1.0], np.sort(shares)[::-1], [0.0]])   # non-increasing
+    depth = descending.size - 1
+
+    def cost(removals):
+        held, total = rows, 0.0
+        for step in range(1, depth + 1):
+            total += tree_module._STEP_FIXED + held
+            if step in removals:
+                total += tree_module._REMOVAL_FIXED + held
+                held = rows * descending[step]
+        return total
+
+    plan = tree_module._removal_steps(descending, rows)
+    assert plan <= set(range(1, depth))
+    best = min(cost(set(c)) for k in range(depth) for c in combinations(range(1, depth), k))
+    assert cost(plan) == pytest.approx(best)
 
 
 @pytest.mark.parametrize("base, gap", [(0.0, 1e-30), (0.0, 5e-8), (1.0, 2e-7), (1.0, 1.2e-7)])
@@ -601,6 +633,33 @@ def test_a_feature_within_a_micro_unit_is_split():
     y = (x > 5e-7).astype(int)
     tree = DecisionTreeClassifier().fit(x[:, None], y)
     assert tree.score(x[:, None], y) == 1.0 and tree.get_n_leaves() == 2
+
+
+@pytest.mark.parametrize("form", ["complete", "with NaN", "near float32's largest", "Fortran",
+                                  "integers"])
+def test_the_estimators_apply_reaches_the_leaf_of_the_plain_walk(form):
+    """The estimator's apply, told by its validation whether X holds a NaN
+    (no pass of its own), ends every row where ``_walk`` does."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 5)) * 10
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 2]) > 0).astype(int)
+    estimator = DecisionTreeClassifier(random_state=0).fit(X, y)
+    X_test = rng.normal(size=(300, 5)) * 10
+    if form == "with NaN":
+        X_test[rng.random(X_test.shape) < 0.1] = np.nan
+    elif form == "near float32's largest":     # finite, but a float32 sum of them is not
+        X_test[:, 1] = np.float32(3e38)
+    elif form == "Fortran":
+        X_test[rng.random(X_test.shape) < 0.1] = np.nan
+        X_test = np.asfortranarray(X_test)
+    elif form == "integers":
+        X_test = X_test.round().astype(np.int64)
+    walked = np.zeros(X_test.shape[0], dtype=np.intp)
+    for rows, nodes in estimator.tree_._walk(np.asarray(X_test, dtype=np.float32)):
+        walked[rows] = nodes
+    np.testing.assert_array_equal(estimator.apply(X_test), walked)
+    np.testing.assert_array_equal(estimator.apply(pd.DataFrame(X_test)), walked)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
