@@ -675,9 +675,8 @@ def _keep_better(level, fb, block: _BlockBest, best: SplitResult, best_rank):
     f = fb[r]
     if level.options.thresholds is None:
         X, order, m = level.X, level.order, level.order.shape[1]
-        # The values at p and p + 1 in f's order, the two sides of the cut.
-        pair = np.stack([p, np.minimum(p + 1, m - 1)])                  # (2, n_segs)
-        lower, upper = feature_values(X, order[f, pair], f).astype(np.float64)
+        lower = feature_values(X, order[f, p], f).astype(np.float64)
+        upper = feature_values(X, order[f, np.minimum(p + 1, m - 1)], f).astype(np.float64)
         threshold = midpoint(lower, upper)
     else:
         threshold = level.options.thresholds[segs, f]
