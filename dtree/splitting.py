@@ -122,10 +122,10 @@ SWEEP_CELLS = 1 << 19
 # A float32 copy of X by features (feature_columns) for X of at least this many
 # features and bytes: each row then spans four or more cache lines of float64,
 # and X does not fit in the cache, so that reading it in node order misses
-# (covertype-shaped data: a quarter less fit time).  Narrower X keeps the
-# memory: at n = 10^5 and d = 20, the copy would take a regression's peak at
-# max_depth=10 from 1.5 to about 2.4 times scikit-learn's, for no measurable
-# gain in time.
+# (covertype-shaped data: a quarter less fit time).  Narrower X is read in
+# place: at n = 10^5 and d = 20 the copy (7.6 MiB) would come on top of a
+# regression's peak of 13.8 MiB at max_depth=10, against scikit-learn's 9.0
+# (benchmarks/results.csv), for no gain in time measurable there.
 COLUMNS_MIN_FEATURES, COLUMNS_MIN_BYTES = 32, 1 << 22
 
 # Up to this many values, X is read with one 2-D index (_gather_values);
