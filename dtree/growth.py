@@ -154,7 +154,8 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
     ----------
     X : ndarray of shape (n_samples, n_features), float32 or float64
         Training features, compared as float32; NaN marks a missing value.
-        Read, never written (the caller's array, without a copy).
+        Read, never written (the caller's array; the split search may read a
+        float32 copy by features instead, :func:`dtree.splitting.feature_columns`).
     stats : ndarray of shape (n_stats, n_samples) or ClassWeights
         The criterion's per-sample statistics.
     criterion : class from :mod:`dtree.criteria`

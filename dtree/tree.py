@@ -523,7 +523,7 @@ class TreeArrays:
         ``_APPLY_CHUNK`` rows (their arrays stay in cache).  A leaf leads to
         itself, so a row that reached one may take a few more (idle) steps:
         finished rows leave the chunk after the steps that
-        :func:`_removal_steps` plans from the depths of the training samples'
+        ``_removal_steps`` plans from the depths of the training samples'
         leaves (where a removal is expected to save more than it costs).  Row ``i``
         at node ``t`` reads ``X[i, feature[t]]`` from the flat buffer of ``X``:
         ``flat[i * d + feature[t]]`` in C order, ``flat[i + n * feature[t]]``
