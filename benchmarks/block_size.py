@@ -1,7 +1,9 @@
 """The sorted sweep's block size at small n: dtree's fit time against its peak memory.
 
 dtree's sweep scores at most ``dtree.splitting.BLOCK_CELLS`` (feature,
-position) cells at once (2**14 by default).  On a level of fewer positions
+position) cells at once (2**14 by default; a fit of fewer than
+``splitting.SMALL_FIT`` samples takes ``SMALL_FIT_BLOCKS`` times as many, 2**16,
+which this script turns off, so that the block measured is the one given).  On a level of fewer positions
 than that, one block holds several features: fewer Python steps per level,
 but about ten float64 temporaries per cell.  At n = 10**3 this block is most
 of dtree's peak memory, and the Python overhead that smaller blocks add
@@ -18,7 +20,7 @@ first line names the versions and the machine (``bench_fit.environment``);
 The absolute error scores its own blocks (``AbsoluteError.block_cells``),
 which this script leaves as they are.
 
-    .venv/bin/python benchmarks/block_size.py                      # n = 1e3, blocks 2^8, 2^11, 2^12, 2^14
+    .venv/bin/python benchmarks/block_size.py                      # n = 1e3, blocks 2^8, 2^11, 2^12, 2^14, 2^16
     .venv/bin/python benchmarks/block_size.py --blocks 2048 16384 --criteria gini
 
 Nothing is asserted about time or memory: these are measurements to read.
@@ -34,6 +36,7 @@ import dtree.splitting
 from bench_fit import CRITERIA, best_times, data, environment, estimators, peak_fit_mib
 
 DEFAULT_BLOCK = dtree.splitting.BLOCK_CELLS
+dtree.splitting.SMALL_FIT_BLOCKS = 1      # the block is BLOCK_CELLS at every n
 
 
 def fitted_tree(estimator, X, y, block_cells):
@@ -50,7 +53,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000, help="number of samples")
     parser.add_argument("--features", type=int, default=20)
-    parser.add_argument("--blocks", type=int, nargs="+", default=[2**8, 2**11, 2**12, 2**14],
+    parser.add_argument("--blocks", type=int, nargs="+", default=[2**8, 2**11, 2**12, 2**14, 2**16],
                         help="values of dtree.splitting.BLOCK_CELLS to measure")
     parser.add_argument("--criteria", nargs="+", default=["gini", "entropy", "squared_error",
                                                           "poisson"], choices=list(CRITERIA))
