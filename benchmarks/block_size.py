@@ -3,7 +3,9 @@
 dtree's sweep scores at most ``dtree.splitting.BLOCK_CELLS`` (feature,
 position) cells at once (2**14 by default; a fit of fewer than
 ``splitting.SMALL_FIT`` samples takes ``SMALL_FIT_BLOCKS`` times as many, 2**16,
-which this script turns off, so that the block measured is the one given).  On a level of fewer positions
+which this script turns off, so that the block measured is the one given;
+the float32 copy of X that small fits read, ``splitting.feature_columns``,
+stays, and counts in their memory).  On a level of fewer positions
 than that, one block holds several features: fewer Python steps per level,
 but about ten float64 temporaries per cell.  At n = 10**3 this block is most
 of dtree's peak memory, and the Python overhead that smaller blocks add

@@ -519,6 +519,16 @@ def check_numeric_X(X, *, name="X", missing_error=None) -> np.ndarray:
     return np.ascontiguousarray(array.T, dtype=np.float32).T
 
 
+# _all_finite checks this many values at a time: a bool temporary of 64 KiB, not of X's size.
+FINITE_BLOCK_CELLS = 1 << 16
+
+
+def _all_finite(X):
+    """Whether every value of the 2-D ``X`` is finite, a block of rows at a time."""
+    step = max(1, FINITE_BLOCK_CELLS // max(X.shape[1], 1))
+    return all(np.isfinite(X[lo:lo + step]).all() for lo in range(0, X.shape[0], step))
+
+
 def check_numeric_predict_X(estimator, X, *, missing_error=None, return_any_missing=False):
     """``X`` at CART's predict time, as float32 (no copy if it already is float32).
 
@@ -535,7 +545,7 @@ def check_numeric_predict_X(estimator, X, *, missing_error=None, return_any_miss
         # beyond float32's range: inf, refused below; float32 X is read as it is
         X32 = array.astype(np.float32, copy=False)
     any_missing = False
-    if not np.isfinite(X32).all():  # one fast pass (faster than a sum); then find which
+    if not _all_finite(X32):        # one fast pass (faster than a sum); then find which
         if np.isinf(array).any():
             raise ValueError("X contains infinite values; finite numbers (or NaN for a "
                              "missing value) are required")

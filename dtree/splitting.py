@@ -22,8 +22,9 @@ is swept in chunks of positions, the running sum carried from one chunk into
 the next: the result is the same float for float, and the sweep's
 temporaries stay at a few MiB however large ``n`` is, and however many
 classes there are (a chunk holds at most ``SWEEP_CELLS`` class weights).
-``X`` itself is never copied: its values are read as float32 where they are
-needed (:func:`feature_values`).
+``X`` itself is read as float32 where its values are needed
+(:func:`feature_values`), in place, except where a float32 copy laid out by
+features is faster and its memory is small or no goal (:func:`feature_columns`).
 
 :func:`reference_split` is the same search written for one node and one
 feature, short enough to read (the book prints it); the tests check that
@@ -127,6 +128,8 @@ SWEEP_CELLS = 1 << 19
 # regression's peak of 13.8 MiB at max_depth=10, against scikit-learn's 9.0
 # (benchmarks/results.csv), for no gain in time measurable there.
 COLUMNS_MIN_FEATURES, COLUMNS_MIN_BYTES = 32, 1 << 22
+# A small fit's copy takes at most this many bytes (a bound on the memory it adds).
+SMALL_FIT_COLUMNS_BYTES = 1 << 24
 
 # Up to this many values, X is read with one 2-D index (_gather_values);
 # beyond, one feature's column at a time (each a contiguous read of X[:, f]).
@@ -377,13 +380,19 @@ def feature_columns(X):
     from this copy (n_features, n_samples) a feature's values are contiguous,
     two to three times as fast to gather where ``X`` is wide and does not fit
     in the cache.  The copy (the size of a float32 ``X``, as scikit-learn's
-    own copy) is made for fits of fewer than SMALL_FIT samples, whose memory is
-    no concern, and for ``X`` of at least COLUMNS_MIN_FEATURES features and
-    more than COLUMNS_MIN_BYTES bytes; otherwise None (read ``X`` in place).
+    own copy of a float64 ``X``) is made for fits of fewer than SMALL_FIT
+    samples, where memory is no goal, if it takes at most
+    SMALL_FIT_COLUMNS_BYTES, and for a float64 ``X`` of at least
+    COLUMNS_MIN_FEATURES features and more than COLUMNS_MIN_BYTES bytes (of a
+    float32 ``X`` scikit-learn makes no copy, nor does this function beyond the
+    small fits); otherwise None (read ``X`` in place).
     """
     n_samples, n_features = X.shape
-    wide_and_large = n_features >= COLUMNS_MIN_FEATURES and X.nbytes > COLUMNS_MIN_BYTES
-    if n_samples >= SMALL_FIT and not wide_and_large:
+    copy_bytes = 4 * n_samples * n_features
+    small = n_samples < SMALL_FIT and copy_bytes <= SMALL_FIT_COLUMNS_BYTES
+    wide_and_large = (X.dtype != np.float32 and n_features >= COLUMNS_MIN_FEATURES
+                      and X.nbytes > COLUMNS_MIN_BYTES)
+    if not (small or wide_and_large):
         return None
     return np.ascontiguousarray(X.T, dtype=np.float32)
 

@@ -341,13 +341,18 @@ def _forced_columns(X):
     return np.ascontiguousarray(X.T, dtype=np.float32)
 
 
-@pytest.mark.parametrize("knob, value", [
-    ("feature_columns", lambda X: None),        # read X in place, a feature at a time
-    ("feature_columns", _forced_columns),       # the float32 copy by features
-    ("GATHER_CELLS", 0),                        # no 2-D read of X for small blocks
-    ("PARTITION_CELLS", 1),                     # partition one feature at a time
-    ("SMALL_FIT", 0),                           # the blocks of large fits
-])
+def _no_columns(X):
+    return None
+
+
+@pytest.mark.parametrize("settings", [
+    # The default for these 400 samples: a small fit, big blocks, the float32 copy.
+    {"feature_columns": _no_columns},                       # X in place, one 2-D read
+    {"feature_columns": _no_columns, "GATHER_CELLS": 0},    # X in place, a read per feature
+    {"SMALL_FIT": 0},                                       # a large fit's blocks, X in place
+    {"SMALL_FIT": 0, "feature_columns": _forced_columns},   # ... and the copy
+    {"PARTITION_CELLS": 1},                                 # partition one feature at a time
+], ids=["in-place-2d", "in-place-per-feature", "large-fit", "large-fit-copy", "partition-1"])
 @pytest.mark.parametrize("make, params, missing", [
     (DecisionTreeClassifier, {}, False),
     (DecisionTreeClassifier, {"criterion": "entropy", "min_samples_leaf": 3}, True),
@@ -356,7 +361,7 @@ def _forced_columns(X):
     (DecisionTreeRegressor, {}, True),
     (DecisionTreeRegressor, {"criterion": "absolute_error", "max_depth": 4}, False),
 ])
-def test_ways_of_reading_and_partitioning_grow_the_same_tree(monkeypatch, knob, value, make,
+def test_ways_of_reading_and_partitioning_grow_the_same_tree(monkeypatch, settings, make,
                                                               params, missing):
     # How the search reads X (in place, from a float32 copy by features, one
     # 2-D read or a read per feature), how many features a partition moves at
@@ -374,20 +379,14 @@ def test_ways_of_reading_and_partitioning_grow_the_same_tree(monkeypatch, knob, 
     if make is DecisionTreeRegressor:
         y = np.exp(np.nan_to_num(X[:, 0])) + rng.random(400)
     weight = rng.integers(0, 3, size=400).astype(float)
+    assert dtree.splitting.feature_columns(X) is not None    # the default reads the copy
     default = make(**params).fit(X, y, sample_weight=weight)
-    calls = []
-    if knob == "feature_columns":
-        def spy(X, value=value):
-            calls.append(X.shape)
-            return value(X)
-        monkeypatch.setattr(dtree.splitting, knob, spy)
-    else:
-        monkeypatch.setattr(dtree.splitting, knob, value)
+    for name, value in settings.items():
+        monkeypatch.setattr(dtree.splitting, name, value)
     other = make(**params).fit(X, y, sample_weight=weight)
     for a, b in zip(_tree_arrays(default), _tree_arrays(other)):
         np.testing.assert_array_equal(a, b)
     assert default.get_n_leaves() > 8
-    assert knob != "feature_columns" or calls        # the search asked for the copy
 
 
 def test_gather_values_reads_the_same_floats_every_way(monkeypatch):
@@ -680,3 +679,21 @@ def test_fortran_ordered_X_predicts_as_c_ordered(dtype):
     # strided views of both orders: every other row, rows reversed
     np.testing.assert_array_equal(tree.apply(fortran[::-2]), tree.apply(X_test)[::-2])
     np.testing.assert_array_equal(tree.apply(X_test[::-1]), tree.apply(X_test)[::-1])
+
+
+def test_predict_finds_a_bad_value_in_the_last_block_of_rows():
+    # predict checks X for infinite values and NaN a block of rows at a time
+    # (dtree._validation._all_finite): a value in the last block is found too.
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(3000, 64))
+    y = (X[:, 0] > 0).astype(int)
+    tree = DecisionTreeClassifier(max_depth=3).fit(X, y)
+    bad = X.copy()
+    bad[-1, -1] = np.inf
+    with pytest.raises(ValueError, match="infinite"):
+        tree.predict(bad)
+    bad[-1, -1] = X[-1, -1]
+    bad[-1, tree.tree_.feature[0]] = np.nan         # routed, not refused
+    leaves = tree.apply(bad)
+    assert leaves[-1] == tree.apply(bad[-1:])[0]
+    assert tree.tree_.children_left[leaves[-1]] == -1
