@@ -125,7 +125,7 @@ SWEEP_CELLS = 1 << 19
 # and X does not fit in the cache, so that reading it in node order misses
 # (covertype-shaped data: a quarter less fit time).  Narrower X is read in
 # place: at n = 10^5 and d = 20 the copy (7.6 MiB) would come on top of a
-# regression's peak of 13.8 MiB at max_depth=10, against scikit-learn's 9.0
+# regression's peak of 14.8 MiB at max_depth=10, against scikit-learn's 9.0
 # (benchmarks/results.csv), for no gain in time measurable there.
 COLUMNS_MIN_FEATURES, COLUMNS_MIN_BYTES = 32, 1 << 22
 # A small fit's copy takes at most this many bytes (a bound on the memory it adds).
