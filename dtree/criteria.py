@@ -68,6 +68,23 @@ def _sum_over_classes(a):
     total = np.cumsum(rows, axis=0)[-1] if rows.shape[1] == 1 else rows.sum(axis=0)
     return total.reshape(a.shape[1:])
 
+
+def _p_log2_p(p):
+    """:math:`p \\log_2 p` elementwise, 0 where ``p`` is 0 (or NaN: no weight), shape of ``p``.
+
+    The logarithm is taken only where ``p > 0``: with many classes most
+    counts of a small node are 0, and where NumPy's float64 ``log2`` is not
+    vectorised (measured on an AVX2 CPU: 7 ns per value) it costs several
+    times the rest of the proxy.
+    Each value is the float of ``numpy.where(p > 0, p * numpy.log2(p), 0.0)``.
+    """
+    positive = p > 0
+    terms = np.zeros(p.shape)
+    np.log2(p, out=terms, where=positive)
+    np.multiply(p, terms, out=terms, where=positive)      # p log2 p, in this order
+    return terms
+
+
 class ClassWeights:
     r"""Per-sample statistics :math:`w_i e_{y_i}` of a classification criterion, kept as (class, weight).
 
@@ -515,7 +532,7 @@ class Entropy(Gini):
         total = counts.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             p = counts / total
-            terms = np.where(p > 0, p * np.log2(p), 0.0)       # p_k log2 p_k, shape of counts
+            terms = _p_log2_p(p)                               # p_k log2 p_k, shape of counts
         # -sum_k p_k log2 p_k (+ 0.0 turns -0.0 into 0.0)
         return -_sum_over_classes(terms) + 0.0
 
@@ -857,7 +874,7 @@ class _MultiOutputClassification:
                 squares /= total * total * cls.n_outputs
                 return 1.0 - squares
             p = counts / total
-            terms = np.where(p > 0, p * np.log2(p), 0.0)     # p log2 p of every class
+            terms = _p_log2_p(p)                             # p log2 p of every class
         entropy = _sum_over_classes(terms[cls.blocks[0]])
         for rows in cls.blocks[1:]:
             entropy = entropy + _sum_over_classes(terms[rows])
