@@ -47,6 +47,8 @@ libraries rank candidate splits identically.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 __all__ = ["CLASSIFICATION_CRITERIA", "REGRESSION_CRITERIA", "Criterion", "get_criterion"]
@@ -79,7 +81,7 @@ def _p_log2_p(p):
     Each value is the float of ``numpy.where(p > 0, p * numpy.log2(p), 0.0)``.
     """
     positive = p > 0
-    terms = np.zeros(p.shape)
+    terms = np.zeros_like(p, dtype=np.float64)    # p's memory layout: the same later sums
     np.log2(p, out=terms, where=positive)
     np.multiply(p, terms, out=terms, where=positive)      # p log2 p, in this order
     return terms
@@ -123,6 +125,19 @@ class ClassWeights:
         # order of summation gives the same float.
         self.exact_sums = self.weight is None or bool(
             np.all(weight == np.round(weight)) and weight.sum() < 2.0**53)
+
+    def relabelled(self, codes, n_classes):
+        """The same weights under new class codes ``0 .. n_classes - 1`` (a shallow copy).
+
+        ``codes`` of shape (n_samples,) replaces :attr:`codes`; the weights and
+        :attr:`exact_sums` are shared.  For :func:`dtree.splitting.best_splits`,
+        which renumbers the classes present in each node.
+        """
+        out = copy.copy(self)
+        out.codes = np.asarray(codes).astype(np.min_scalar_type(max(int(n_classes) - 1, 0)),
+                                             copy=False)
+        out.shape = (int(n_classes), out.codes.shape[0])
+        return out
 
     def _weights_of(self, samples):
         return 1.0 if self.weight is None else self.weight[samples]

@@ -71,6 +71,11 @@ def test_p_log2_p_takes_logs_only_of_positive_values_and_gives_the_same_floats(k
     with np.errstate(divide="ignore", invalid="ignore"):
         p = (counts / counts.sum(axis=0))[:, ::2]       # a strided view
         expected = np.where(p > 0, p * np.log2(p), 0.0)
-    got = criteria._p_log2_p(p)
-    assert got.flags.c_contiguous and not np.isnan(got).any()
-    np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+    for p, expected in [(p, expected), (p.T, expected.T)]:   # C and Fortran layouts
+        got = criteria._p_log2_p(p)
+        assert not np.isnan(got).any()
+        np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+        # In np.where's layout: the sum over the classes adds in the same order
+        # (NumPy sums pairwise along a contiguous axis, in sequence across rows).
+        sums = [criteria._sum_over_classes(a) for a in (got, expected)]
+        np.testing.assert_array_equal(sums[0].view(np.int64), sums[1].view(np.int64))
