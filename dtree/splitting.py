@@ -22,9 +22,13 @@ is swept in chunks of positions, the running sum carried from one chunk into
 the next: the result is the same float for float, and the sweep's
 temporaries stay at a few MiB however large ``n`` is, and however many
 classes there are (a chunk holds at most ``SWEEP_CELLS`` class weights).
-``X`` itself is read as float32 where its values are needed
-(:func:`feature_values`), in place, except where a float32 copy laid out by
-features is faster and its memory is small or no goal (:func:`feature_columns`).
+With many classes and whole-number weights, the classes present in each
+node of a level are numbered from 0 in their order, so that the statistics
+have as many rows as the level's node with most classes has classes, not
+``n_classes`` (``_present_classes``: the same floats).  ``X`` itself is read
+as float32 where its values are needed (:func:`feature_values`), in place,
+except where a float32 copy laid out by features is faster and its memory is
+small or no goal (:func:`feature_columns`).
 
 :func:`reference_split` is the same search written for one node and one
 feature, short enough to read (the book prints it); the tests check that
@@ -77,7 +81,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dtree.criteria import ClassWeights
+from dtree.criteria import ClassWeights, Gini
 
 __all__ = [
     "FEATURE_THRESHOLD",
@@ -114,11 +118,26 @@ BLOCK_CELLS = 1 << 14
 # and the temporaries of a few MiB are no concern; _Level.cells).
 SMALL_FIT, SMALL_FIT_BLOCKS = 1 << 13, 4
 
+# At most this many (statistic, cut) cells of children's statistics are scored
+# by the proxy at once (_score, _counted_scores): with many classes the proxy's
+# temporaries then stay in the CPU's cache (benchmarks/bench_real.py's
+# classes_100, entropy, max_depth=10: 19.6 s with pieces of BLOCK_CELLS cuts
+# of 100 classes, 9.8 s with these; measured on an AVX2 EPYC).
+PROXY_CELLS = 1 << 17
+
 # At most this many (statistic, feature, position) cells in one array of
 # children's statistics (4 MiB of float64): with many classes (one statistic
 # per class) the chunks and feature blocks get shorter, so that the sweep's
-# memory does not grow with the number of classes.
-SWEEP_CELLS = 1 << 19
+# memory does not grow with the number of classes.  Beyond MANY_STATS
+# statistics, a quarter of it (_sweep_cells): classes_100, gini,
+# max_depth=10 took 7.7 s and 23 MiB with 4 MiB arrays, 3.4 s and 7 MiB with
+# 1 MiB ones, while digits (10 classes) took a quarter more time with them.
+SWEEP_CELLS, MANY_STATS = 1 << 19, 16
+
+
+def _sweep_cells(n_swept):
+    """SWEEP_CELLS for ``n_swept`` statistics per position (a quarter beyond MANY_STATS)."""
+    return SWEEP_CELLS if n_swept <= MANY_STATS else SWEEP_CELLS // 4
 
 # A float32 copy of X by features (feature_columns) for X of at least this many
 # features and bytes: each row then spans four or more cache lines of float64,
@@ -418,7 +437,7 @@ def _chunk_cells(m, n_swept=1, cells=None):
     levels), at most 8 * BLOCK_CELLS (temporaries of about 10 MiB), and at most
     SWEEP_CELLS // n_swept (many classes), but at least one."""
     cells = cells or BLOCK_CELLS
-    return max(1, min(max(cells, m // 2), 8 * BLOCK_CELLS, SWEEP_CELLS // n_swept))
+    return max(1, min(max(cells, m // 2), 8 * BLOCK_CELLS, _sweep_cells(n_swept) // n_swept))
 
 
 def _feature_blocks(n_features, m, cells=BLOCK_CELLS, max_size=None):
@@ -516,7 +535,7 @@ class _Level:
         """Blocks of features swept together: at most SWEEP_CELLS statistics per position."""
         n_features, m = self.order.shape
         additive = self.criterion.additive
-        max_block = max(1, SWEEP_CELLS // self.n_swept) if additive else n_features
+        max_block = max(1, _sweep_cells(self.n_swept) // self.n_swept) if additive else n_features
         return _feature_blocks(n_features, m, self.criterion.block_cells or self.cells,
                                max_block)
 
@@ -634,6 +653,9 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_sample
     """
     if has_missing is None:
         has_missing = np.zeros(order.shape[0], bool)
+    if (type(stats) is ClassWeights and stats.exact_sums and stats.shape[0] > 2
+            and issubclass(criterion, Gini) and (monotonic_cst is None or not np.any(monotonic_cst))):
+        stats, totals = _present_classes(stats, totals, order[0], starts, sizes)
     level = _Level(X, order, starts, sizes, stats, totals, criterion, min_samples_leaf,
                    min_weight_leaf, has_missing, options or SearchOptions(), constant,
                    monotonic_cst, bounds, columns)
@@ -649,6 +671,45 @@ def best_splits(X, order, starts, sizes, stats, totals, criterion, *, min_sample
             block = _sweep_block(level, fb)
         _keep_better(level, fb, block, best, best_rank)
     return best
+
+
+def _present_classes(stats, totals, samples, starts, sizes):
+    """The class weights of a level over the classes present in each segment: fewer rows.
+
+    A class of no weight in a segment adds exact zeros to every sum over the
+    classes there (left child, right child, node), and Gini and entropy sum
+    the classes one after another (:func:`dtree.criteria._sum_over_classes`),
+    so numbering the classes of positive weight ``0, 1, ...`` in each segment,
+    in their order, gives every proxy the same float with as many rows as the
+    segment with most classes has classes, instead of ``n_classes``: with many
+    classes, nodes below the top few levels hold only some of them.  For
+    :attr:`~dtree.criteria.ClassWeights.exact_sums` only: the sweep's running
+    sum restarts at a segment by subtracting the previous segment's total
+    (:func:`segment_prefix_sums`), which leaves exactly 0 in each row only if
+    the sums are exact; otherwise a residue of one class would pass into
+    another class's row.
+
+    ``samples`` (m,) are the samples at the positions of the segments
+    ``starts``, ``sizes``; ``totals`` (n_classes, n_segments).  Returns the
+    relabelled statistics and totals, or ``stats, totals`` themselves where
+    every segment has every class.
+    """
+    present = totals > 0                                    # (n_classes, n_segments)
+    width = int(present.sum(axis=0).max()) if starts.size else 0
+    if width >= stats.shape[0]:
+        return stats, totals
+    width = max(width, 1)
+    # Row of each present class in its segment; a class of no weight in the
+    # segment (samples of weight 0) gets any row: it adds 0.0 there.
+    rank = np.maximum(np.cumsum(present, axis=0) - 1, 0)   # (n_classes, n_segments)
+    m = int(sizes.sum())
+    codes = np.zeros(stats.shape[1], dtype=np.min_scalar_type(width - 1))
+    segment = np.repeat(np.arange(starts.size), sizes)      # (m,)
+    codes[samples[:m]] = rank[stats.codes[samples[:m]], segment]
+    local_totals = np.zeros((width, starts.size))
+    k, j = np.nonzero(present)
+    local_totals[rank[k, j], j] = totals[k, j]
+    return stats.relabelled(codes, width), local_totals
 
 
 def _keep_better(level, fb, block: _BlockBest, best: SplitResult, best_rank):
@@ -816,8 +877,9 @@ def _counted_scores(level, O, cand, node, lo, carry):
     cut_left, carry = _class_counts_at_cuts(level.stats, O, cand, level.starts, lo, carry)
     flat_node = node.reshape(node.shape[0], c)
     scored = np.empty(at.size)
-    for i in range(0, at.size, level.cells):
-        piece = slice(i, i + level.cells)
+    step = max(1, min(level.cells, PROXY_CELLS // level.n_swept))
+    for i in range(0, at.size, step):
+        piece = slice(i, i + step)
         scored[piece] = _proxy_at(level.criterion, cut_left[:, piece],
                                   flat_node[:, at[piece] % c], level.min_weight_leaf)
     part = score[rows]
@@ -1004,7 +1066,7 @@ def _additive_scores(level, fb, O, cand, cand_left, n_present):
     before it need (a block of one chunk is swept once, read twice).
     """
     b, m = O.shape
-    step = max(1, SWEEP_CELLS // (level.n_swept * b))
+    step = max(1, _sweep_cells(level.n_swept) // (level.n_swept * b))
     chunks = _prefix_chunks(level, O, step)
     if cand_left is not None and step >= m:
         chunks = list(chunks)
@@ -1083,7 +1145,7 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None)
     b, c = cand.shape
     n_cand = np.count_nonzero(cand)
     if 4 * n_cand > cand.size:       # mostly candidates: score every cut, in blocks
-        step = max(1, cells // b)
+        step = max(1, min(cells, PROXY_CELLS // left.shape[0]) // b)
         with np.errstate(divide="ignore", invalid="ignore"):
             for lo in range(0, c, step):
                 chunk = slice(lo, lo + step)
@@ -1096,7 +1158,7 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None)
         np.copyto(score, -np.inf, where=~cand)
         return score
     # Few candidates: all at once; many: a block of positions at a time.
-    cells //= 4
+    cells = min(cells // 4, PROXY_CELLS // left.shape[0])
     step = c if n_cand <= cells else max(1, cells // b)
     for lo in range(0, c, step):
         row, col = np.nonzero(cand[:, lo:lo + step])

@@ -352,7 +352,10 @@ def _no_columns(X):
     {"SMALL_FIT": 0},                                       # a large fit's blocks, X in place
     {"SMALL_FIT": 0, "feature_columns": _forced_columns},   # ... and the copy
     {"PARTITION_CELLS": 1},                                 # partition one feature at a time
-], ids=["in-place-2d", "in-place-per-feature", "large-fit", "large-fit-copy", "partition-1"])
+    {"PROXY_CELLS": 8, "MANY_STATS": 0},                    # proxy pieces of 2-8 cuts, ...
+    {"SMALL_FIT": 0, "MANY_STATS": 0, "SWEEP_CELLS": 256},  # ... chunks for many classes
+], ids=["in-place-2d", "in-place-per-feature", "large-fit", "large-fit-copy", "partition-1",
+        "proxy-pieces", "many-stats-chunks"])
 @pytest.mark.parametrize("make, params, missing", [
     (DecisionTreeClassifier, {}, False),
     (DecisionTreeClassifier, {"criterion": "entropy", "min_samples_leaf": 3}, True),
@@ -365,7 +368,8 @@ def test_ways_of_reading_and_partitioning_grow_the_same_tree(monkeypatch, settin
                                                               params, missing):
     # How the search reads X (in place, from a float32 copy by features, one
     # 2-D read or a read per feature), how many features a partition moves at
-    # once and the block sizes of small fits are speed/memory choices only:
+    # once, the block sizes of small fits and of many classes and the pieces
+    # the proxy scores at once are speed/memory choices only:
     # each must give the identical tree (bit for bit), with ties, zero weights,
     # missing values and an F-ordered X.
     import dtree.splitting
@@ -387,6 +391,71 @@ def test_ways_of_reading_and_partitioning_grow_the_same_tree(monkeypatch, settin
     for a, b in zip(_tree_arrays(default), _tree_arrays(other)):
         np.testing.assert_array_equal(a, b)
     assert default.get_n_leaves() > 8
+
+
+@pytest.mark.parametrize("params", [
+    {},
+    {"criterion": "entropy", "min_samples_leaf": 2},
+    {"criterion": "log_loss", "max_features": 3, "random_state": 2},
+    {"criterion": "entropy", "max_leaf_nodes": 30, "splitter": "random", "random_state": 0},
+], ids=["gini", "entropy-msl", "entropy-max-features", "best-first-random"])
+@pytest.mark.parametrize("missing", [False, True])
+def test_each_node_searched_over_its_own_classes_grows_the_same_tree(monkeypatch, params,
+                                                                     missing):
+    # best_splits renumbers the classes present in each node (_present_classes):
+    # fewer rows to sweep, and bit for bit the same tree as the sweep over all
+    # classes, with whole-number weights (zeros too: a class may be present
+    # with no weight) and missing values.
+    import dtree.splitting
+
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(600, 5)), 1)
+    if missing:
+        X[rng.random(X.shape) < 0.05] = np.nan
+    y = np.digitize(np.nan_to_num(X[:, 0]) + 0.5 * np.nan_to_num(X[:, 1])
+                    + rng.normal(scale=0.3, size=600), np.linspace(-2, 2, 11))   # 12 classes
+    weight = rng.integers(0, 3, size=600).astype(float)
+    narrowed = []
+    present_classes = dtree.splitting._present_classes
+
+    def recording(stats, totals, *args):
+        out = present_classes(stats, totals, *args)
+        narrowed.append(out[0].shape[0] < stats.shape[0])
+        return out
+
+    monkeypatch.setattr(dtree.splitting, "_present_classes", recording)
+    narrow = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
+    assert any(narrowed)          # the search did run on fewer rows
+    monkeypatch.setattr(dtree.splitting, "_present_classes", lambda stats, totals, *a: (stats,
+                                                                                          totals))
+    every = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
+    for a, b in zip(_tree_arrays(narrow), _tree_arrays(every)):
+        np.testing.assert_array_equal(a, b)
+    assert narrow.get_n_leaves() > 20
+
+
+def test_present_classes_renumbers_each_segment_in_class_order():
+    # The statistics of each segment keep their classes of positive weight, in
+    # their order, from row 0; the other rows are 0.
+    from dtree.criteria import ClassWeights
+    from dtree.splitting import _present_classes
+
+    codes = np.array([4, 1, 1, 3, 0, 4, 2, 2])
+    weight = np.array([1.0, 2.0, 1.0, 1.0, 3.0, 0.0, 1.0, 1.0])
+    stats = ClassWeights(codes, weight, 5)
+    samples = np.array([7, 0, 1, 2, 3, 4, 5, 6])          # positions of three segments
+    starts, sizes = np.array([0, 3, 5]), np.array([3, 2, 3])
+    totals = np.stack([np.add.reduceat(stats.take(samples)[k], starts) for k in range(5)])
+    local, local_totals = _present_classes(stats, totals, samples, starts, sizes)
+    # segment 0 (samples 7, 0, 1): classes 1, 2, 4 of weights 2, 1, 1; segment 1
+    # (2, 3): classes 1, 3; segment 2 (4, 5, 6): classes 0, 2 (class 4 weighs 0)
+    np.testing.assert_array_equal(local_totals, [[2.0, 1.0, 3.0], [1.0, 1.0, 1.0],
+                                                 [1.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(local.take(samples),
+                                  [[0, 0, 2, 1, 0, 3, 0, 0], [1, 0, 0, 0, 1, 0, 0, 1],
+                                   [0, 1, 0, 0, 0, 0, 0, 0]])
+    every = np.ones((5, 3))                                # every class in every segment
+    assert _present_classes(stats, every, samples, starts, sizes)[0] is stats
 
 
 def test_gather_values_reads_the_same_floats_every_way(monkeypatch):
