@@ -692,13 +692,12 @@ def _present_classes(stats, totals, samples, starts, sizes):
     ``samples`` (m,) are the samples at the positions of the segments
     ``starts``, ``sizes``; ``totals`` (n_classes, n_segments).  Returns the
     relabelled statistics and totals, or ``stats, totals`` themselves where
-    every segment has every class.
+    that would save fewer than two rows.
     """
     present = totals > 0                                    # (n_classes, n_segments)
-    width = int(present.sum(axis=0).max()) if starts.size else 0
-    if width >= stats.shape[0]:
+    width = max(int(present.sum(axis=0).max()) if starts.size else 0, 1)
+    if width > stats.shape[0] - 2:           # a row or none saved: not worth a relabelling
         return stats, totals
-    width = max(width, 1)
     # Row of each present class in its segment; a class of no weight in the
     # segment (samples of weight 0) gets any row: it adds 0.0 there.
     rank = np.maximum(np.cumsum(present, axis=0) - 1, 0)   # (n_classes, n_segments)
