@@ -686,8 +686,11 @@ def _present_classes(stats, totals, samples, starts, sizes):
     :attr:`~dtree.criteria.ClassWeights.exact_sums` only: the sweep's running
     sum restarts at a segment by subtracting the previous segment's total
     (:func:`segment_prefix_sums`), which leaves exactly 0 in each row only if
-    the sums are exact; otherwise a residue of one class would pass into
-    another class's row.
+    the sums are exact (otherwise a residue of one class would pass into
+    another class's row), and some totals over the classes are summed
+    pairwise, in an order that the renumbering changes, which is harmless
+    only for exact sums.  Gini and entropy only (their proxies do not depend
+    on which class is which).
 
     ``samples`` (m,) are the samples at the positions of the segments
     ``starts``, ``sizes``; ``totals`` (n_classes, n_segments).  Returns the
@@ -1014,10 +1017,14 @@ def _non_missing_left_scores(level, fb, present, n_missing, n_present, varies):
     ok = (n_missing > 0) & (n_present >= msl) & (n_missing >= msl) & varies
     if level.options.feature_mask is not None:
         ok &= level.options.feature_mask[:, fb].T
+    single = present[0].size == 1    # one score: twice, summed row by row (see _proxy_at)
+    if single:
+        present, missing = np.repeat(present, 2, axis=-1), np.repeat(missing, 2, axis=-1)
     if mwl > 0:
-        ok &= (level.criterion.weight(present) >= mwl) & (level.criterion.weight(missing) >= mwl)
+        ok &= ((level.criterion.weight(present) >= mwl)
+               & (level.criterion.weight(missing) >= mwl))[..., :ok.shape[-1]]
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(ok, level.criterion.proxy(present, missing), -np.inf)
+        return np.where(ok, level.criterion.proxy(present, missing)[..., :ok.shape[-1]], -np.inf)
 
 
 def _prefix_chunks(level, O, step):
@@ -1133,10 +1140,12 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None)
     and ``totals`` (n_swept, 1, c) their nodes'; the right child is
     ``totals - left``.  Only the candidates are scored (the cuts between
     distinct values, a few where values are tied or features constant), in
-    pieces of at most ``cells // 4`` candidates (default BLOCK_CELLS // 4), so
-    that the proxy's temporaries stay small: every score is the float the
-    proxy gives on the whole arrays (it works elementwise after the statistics
-    axis).  Written into ``out`` if given.
+    pieces of about ``cells`` cuts (default BLOCK_CELLS; a quarter of it where
+    few are candidates) and at most PROXY_CELLS statistics, so that the
+    proxy's temporaries stay small: every score is the float the proxy gives
+    on the whole arrays (it works elementwise after the statistics axis, which
+    it sums one row after another; a piece of one cut is scored twice, as
+    NumPy would sum a single column pairwise).  Written into ``out`` if given.
     """
     cells = cells or BLOCK_CELLS
     score = np.empty(cand.shape) if out is None else out
@@ -1148,12 +1157,18 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None)
         with np.errstate(divide="ignore", invalid="ignore"):
             for lo in range(0, c, step):
                 chunk = slice(lo, lo + step)
-                right = totals[:, :, chunk] - left[:, :, chunk]
-                score[:, chunk] = criterion.proxy(left[:, :, chunk], right)
+                piece_left = left[:, :, chunk]
+                width = piece_left.shape[2]
+                if b * width == 1:
+                    # One cut: twice, so that the statistics axis is summed one
+                    # row after another, not pairwise (see _proxy_at).
+                    piece_left = np.repeat(piece_left, 2, axis=2)
+                right = totals[:, :, chunk] - piece_left
+                score[:, chunk] = criterion.proxy(piece_left, right)[:, :width]
                 if min_weight_leaf > 0:
-                    light = (criterion.weight(left[:, :, chunk]) < min_weight_leaf) \
+                    light = (criterion.weight(piece_left) < min_weight_leaf) \
                         | (criterion.weight(right) < min_weight_leaf)
-                    score[:, chunk][light] = -np.inf
+                    score[:, chunk][light[:, :width]] = -np.inf
         np.copyto(score, -np.inf, where=~cand)
         return score
     # Few candidates: all at once; many: a block of positions at a time.

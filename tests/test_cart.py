@@ -404,8 +404,8 @@ def test_each_node_searched_over_its_own_classes_grows_the_same_tree(monkeypatch
                                                                      missing):
     # best_splits renumbers the classes present in each node (_present_classes):
     # fewer rows to sweep, and bit for bit the same tree as the sweep over all
-    # classes, with whole-number weights (zeros too: a class may be present
-    # with no weight) and missing values.
+    # classes, with whole-number weights and missing values (a class present
+    # with no weight, which fit never passes, is in the next test).
     import dtree.splitting
 
     rng = np.random.default_rng(4)
@@ -457,6 +457,30 @@ def test_present_classes_renumbers_each_segment_in_class_order():
     four = np.ones((5, 3))
     four[2, 1] = 0                                         # at most 4 of 5 classes: 1 row saved
     assert _present_classes(stats, four, samples, starts, sizes)[0] is stats
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_proxy_pieces_of_one_cut_score_as_wider_pieces(monkeypatch, criterion):
+    # _score cuts a chunk into pieces; a piece of one cut (b == 1) would have its
+    # 13 fractional class weights summed pairwise (NumPy, on a single column)
+    # instead of one after another: scores a last bit apart, which breaks exact
+    # ties by position.  Every piece size gives the floats of one whole piece.
+    import dtree.splitting
+    from dtree.criteria import CLASSIFICATION_CRITERIA
+    from dtree.splitting import _score
+
+    crit = CLASSIFICATION_CRITERIA[criterion]
+    rng = np.random.default_rng(7)
+    stats = rng.random((13, 1, 41)) * (rng.random((13, 1, 41)) < 0.8) + 1e-3
+    left = np.cumsum(stats, axis=2)
+    totals = np.repeat(left[:, :, -1:] + rng.random((13, 1, 1)), 41, axis=2)
+    cand = np.ones((1, 41), bool)
+    whole = _score(crit, left, totals, cand, 0.0, cells=1 << 14)
+    for proxy_cells in (13, 13 * 2, 13 * 5):     # pieces of 1 cut, of 2 and 5 with a last of 1
+        monkeypatch.setattr(dtree.splitting, "PROXY_CELLS", proxy_cells)
+        for mwl in (0.0, 1e-9):
+            got = _score(crit, left, totals, cand, mwl, cells=1 << 14)
+            np.testing.assert_array_equal(got.view(np.int64), whole.view(np.int64))
 
 
 def test_gather_values_reads_the_same_floats_every_way(monkeypatch):
