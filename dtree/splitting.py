@@ -1017,9 +1017,7 @@ def _non_missing_left_scores(level, fb, present, n_missing, n_present, varies):
     ok = (n_missing > 0) & (n_present >= msl) & (n_missing >= msl) & varies
     if level.options.feature_mask is not None:
         ok &= level.options.feature_mask[:, fb].T
-    single = present[0].size == 1    # one score: twice, summed row by row (see _proxy_at)
-    if single:
-        present, missing = np.repeat(present, 2, axis=-1), np.repeat(missing, 2, axis=-1)
+    present, missing = _row_by_row(present, missing)
     if mwl > 0:
         ok &= ((level.criterion.weight(present) >= mwl)
                & (level.criterion.weight(missing) >= mwl))[..., :ok.shape[-1]]
@@ -1159,11 +1157,8 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None)
                 chunk = slice(lo, lo + step)
                 piece_left = left[:, :, chunk]
                 width = piece_left.shape[2]
-                if b * width == 1:
-                    # One cut: twice, so that the statistics axis is summed one
-                    # row after another, not pairwise (see _proxy_at).
-                    piece_left = np.repeat(piece_left, 2, axis=2)
-                right = totals[:, :, chunk] - piece_left
+                piece_left, right = _row_by_row(piece_left, totals[:, :, chunk])
+                right = right - piece_left
                 score[:, chunk] = criterion.proxy(piece_left, right)[:, :width]
                 if min_weight_leaf > 0:
                     light = (criterion.weight(piece_left) < min_weight_leaf) \
@@ -1183,6 +1178,20 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None)
     return score
 
 
+def _row_by_row(left, node):
+    """``left`` and ``node`` (n_swept, ...) as scored: one cut is scored twice.
+
+    NumPy sums the statistics axis (axis 0) of an array one row after another,
+    but pairwise where the other axes hold a single element, which can give
+    another float (criteria._sum_over_classes).  A single cut is therefore
+    repeated along the last axis, so that its score is the float every wider
+    piece gives; the caller keeps the scores of its own width.
+    """
+    if left[0].size != 1:
+        return left, node
+    return np.repeat(left, 2, axis=-1), np.repeat(node, 2, axis=-1)
+
+
 def _proxy_at(criterion, cut_left, cut_node, min_weight_leaf):
     """The proxy of cuts given by their statistics, columns of (n_swept, k): shape (k,).
 
@@ -1193,10 +1202,7 @@ def _proxy_at(criterion, cut_left, cut_node, min_weight_leaf):
     # that axis is the contiguous one (a gathered or transposed array).
     cut_left, cut_node = np.ascontiguousarray(cut_left), np.ascontiguousarray(cut_node)
     k = cut_left.shape[1]
-    if k == 1:
-        # One cut is scored twice: a reduction over the statistics of a single
-        # column sums in another order (see criteria._sum_over_classes).
-        cut_left, cut_node = np.repeat(cut_left, 2, axis=1), np.repeat(cut_node, 2, axis=1)
+    cut_left, cut_node = _row_by_row(cut_left, cut_node)
     cut_right = cut_node - cut_left                       # right = node - left
     with np.errstate(divide="ignore", invalid="ignore"):
         proxy = criterion.proxy(cut_left, cut_right)
