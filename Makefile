@@ -50,6 +50,9 @@ NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize
 # assign, its graded class folder) are built once, and a notebook's cells run
 # in order in one kernel, as nbval needs.
 XDIST := -n 2 --dist loadfile
+# browser-test hands its tests out one at a time to two workers, each with its
+# own Chromium and JupyterLab server (the chapters' Run All are most of its time).
+BROWSER_XDIST := -n 2 --dist load
 
 .PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot bwrap browser-test chromium linkcheck \
   student-book homework grade lint test-fast test-compat compat-pythons \
@@ -224,7 +227,7 @@ CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 browser-test: $(TEST_STAMP) dot chromium
 	@test -f _build/html/index.html || { echo "make browser-test tests the built book, and _build/html has none: run 'make book' first." >&2; exit 1; }
-	$(BIN)/python -m pytest tests/browser -q --book-html _build/html --screenshots _build/screenshots
+	$(BIN)/python -m pytest tests/browser -q $(BROWSER_XDIST) --book-html _build/html --screenshots _build/screenshots
 	@echo "Screenshots of every page are in _build/screenshots"
 
 chromium:
