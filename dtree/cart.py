@@ -337,8 +337,8 @@ class _BaseDecisionTree(BaseEstimator):
         scipy.sparse.csr_matrix of shape (n_samples, node_count)
             Entry ``[i, j]`` is 1 if sample ``i`` passes through node ``j``.
         """
-        X32 = self._check_predict_X(X)
-        return self.tree_.decision_path(X32)
+        X32 = self._check_predict_X(X)       # a sparse X: copied once, here
+        return self.tree_._decision_path(X32)
 
     @property
     def root_(self):

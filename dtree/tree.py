@@ -602,12 +602,20 @@ class TreeArrays:
 
     def decision_path(self, X):
         """Sparse indicator (CSR) of shape (n_samples, node_count) of the nodes each row visits."""
-        from scipy.sparse import csr_matrix
-
-        from dtree.sparse import check_sparse_X, is_sparse, sparse_apply
+        from dtree.sparse import check_sparse_X, is_sparse
 
         if is_sparse(X):            # never densified: dtree.sparse
             X = check_sparse_X(X, fmt="csr")
+        return self._decision_path(X)
+
+    def _decision_path(self, X):
+        """:meth:`decision_path` of an ``X`` already checked: a sparse one is the
+        private CSR copy of :func:`dtree.sparse.check_sparse_X` (not copied again)."""
+        from scipy.sparse import csr_matrix
+
+        from dtree.sparse import is_sparse, sparse_apply
+
+        if is_sparse(X):
             steps = sparse_apply(self, X, path=True)
         else:
             X = np.asarray(X)

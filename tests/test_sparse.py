@@ -322,3 +322,32 @@ def test_duplicates_are_summed_before_the_float32_cast():
                              shape=(2, 1))
     with pytest.raises(ValueError, match="too large for float32"):
         DecisionTreeClassifier().fit(overflow, [0, 1])
+
+
+@pytest.mark.parametrize("method", ["decision_path", "apply", "predict"])
+def test_a_sparse_X_is_copied_once_per_call(monkeypatch, method):
+    # The private CSR copy made by the estimator's check is the one the tree
+    # reads: a second copy would double the memory of a large matrix.
+    import dtree.cart
+    import dtree.sparse
+
+    rng = np.random.default_rng(0)
+    X = sp.random(200, 50, density=0.05, format="csr", random_state=1, dtype=np.float64)
+    y = rng.integers(0, 2, 200)
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y)
+    calls = []
+    original = dtree.sparse.check_sparse_X
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("fmt"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(dtree.sparse, "check_sparse_X", counted)
+    monkeypatch.setattr(dtree.cart, "check_sparse_X", counted)
+    result = getattr(tree, method)(X)
+    assert calls == ["csr"], f"{method} copied X {len(calls)} times"
+    expected = getattr(tree, method)(X.toarray())
+    if method == "decision_path":
+        assert (result != expected).nnz == 0
+    else:
+        np.testing.assert_array_equal(result, expected)
