@@ -434,6 +434,34 @@ def test_each_node_searched_over_its_own_classes_grows_the_same_tree(monkeypatch
     assert narrow.get_n_leaves() > 20
 
 
+@pytest.mark.parametrize("weights, renumbered", [
+    ("whole", True), ("fractional", False), ("balanced", False)])
+def test_classes_are_renumbered_only_where_every_sum_is_exact(monkeypatch, weights, renumbered):
+    # The renumbered sweep restarts its running sum at each segment; that gives
+    # the floats of the sweep over all classes only where every partial sum is
+    # exact (whole-number weights).  Fractional weights, or class_weight's,
+    # keep all the classes.
+    import dtree.splitting
+
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(600, 3)), 1)
+    y = np.digitize(X[:, 0] + rng.normal(scale=0.3, size=600), np.linspace(-2, 2, 11))
+    weight = {"whole": rng.integers(1, 3, size=600).astype(float),
+              "fractional": rng.random(600) + 0.5, "balanced": None}[weights]
+    narrowed = []
+    present_classes = dtree.splitting._present_classes
+
+    def recording(stats, totals, *args):
+        out = present_classes(stats, totals, *args)
+        narrowed.append(out[0].shape[0] < stats.shape[0])
+        return out
+
+    monkeypatch.setattr(dtree.splitting, "_present_classes", recording)
+    DecisionTreeClassifier(class_weight="balanced" if weights == "balanced" else None).fit(
+        X, y, sample_weight=weight)
+    assert any(narrowed) == renumbered
+
+
 def test_present_classes_renumbers_each_segment_in_class_order():
     # The statistics of each segment keep their classes of positive weight, in
     # their order, from row 0; the other rows are 0.
