@@ -38,6 +38,7 @@ from dtree.multiway import (
     SplitCandidate,
     nominal_split,
     threshold_split,
+    threshold_splits,
 )
 from dtree.pessimistic import _make_leaf, _renumber, confidence_prune, pessimistic_prune
 from dtree.tree import Node
@@ -541,6 +542,7 @@ class _Grower:
         self.max_depth, self.min_leaf, self.values = max_depth, min_leaf, values
         self.n_nodes = 0
         self.collapse = estimator.collapse
+        self.numeric = np.flatnonzero(~np.asarray(self.categorical, dtype=bool))
         self.zero_gain = estimator.zero_gain
         self.split_options = {"min_split": estimator.min_split, "penalty": estimator.threshold_penalty,
                               "min_value_gap": estimator.min_value_gap}
@@ -565,18 +567,18 @@ class _Grower:
 
     def _candidates(self, rows, w):
         y = self.y[rows]
-        scores = {}
-        for j in range(self.codes.shape[1]):
-            if self.categorical[j]:
-                s = nominal_split(self.codes[rows, j], y, w, len(self.categories[j]),
-                                  self.n_classes, self.min_leaf)
-            else:
-                s = threshold_split(self.numbers[rows, j], y, w, self.n_classes, self.min_leaf,
-                                    None if self.values is None else self.values[j],
-                                    **self.split_options)
-            if s is not None:
-                scores[j] = s
-        return scores
+        found = {}
+        for j in np.flatnonzero(self.categorical):
+            found[j] = nominal_split(self.codes[rows, j], y, w, len(self.categories[j]),
+                                     self.n_classes, self.min_leaf)
+        numeric = self.numeric
+        if numeric.size:    # threshold_split of each numeric feature, several at a time
+            splits = threshold_splits(
+                self.numbers[np.ix_(rows, numeric)], y, w, self.n_classes, self.min_leaf,
+                None if self.values is None else [self.values[j] for j in numeric],
+                **self.split_options)
+            found.update(zip(numeric, splits))
+        return {int(j): found[j] for j in sorted(found) if found[j] is not None}
 
     def _choose(self, scores):
         """Quinlan's rule: largest gain ratio among features with at least average gain.

@@ -41,7 +41,7 @@ import numpy as np
 
 from dtree.information import _class_weights, _entropy_of_counts
 
-__all__ = ["SplitCandidate", "nominal_split", "threshold_split"]
+__all__ = ["SplitCandidate", "nominal_split", "threshold_split", "threshold_splits"]
 
 # Scores that differ by less than this are ties (the same counts summed in a
 # different order can differ in the last bits).  Ties go to the lower feature
@@ -228,6 +228,123 @@ def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None, *
 # Cells (cuts x classes) of the class-weight tables that _sweep_cuts builds at a
 # time: each table takes at most 2 MiB, however many classes there are.
 SWEEP_CELLS = 1 << 18
+
+
+def threshold_splits(X, y, w, n_classes, min_samples_leaf=2.0, all_values=None, *,
+                     min_split="min_samples_leaf", penalty=False, min_value_gap=0.0):
+    """:func:`threshold_split` of every column of ``X``, several columns at a time.
+
+    Each column's result is the one :func:`threshold_split` returns for it,
+    float for float (``tests/test_theorems_c45.py`` holds them equal): the
+    columns of a block are sorted together and their cumulative class
+    weights form one table of shape (n_columns, n_rows, n_classes), so a
+    node of C4.5 costs a few NumPy calls per block of features, not per
+    feature.  A block's table has at most SWEEP_CELLS cells; a column whose
+    table alone would fill half of that is scored by :func:`threshold_split`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, n_columns)
+        The numeric features' values at the node; ``nan`` marks a missing value.
+    y, w, n_classes, min_samples_leaf, min_split, penalty, min_value_gap
+        As in :func:`threshold_split`.
+    all_values : sequence of n_columns ndarrays, or None, default=None
+        Each column's ``all_values`` (see :func:`threshold_split`).
+
+    Returns
+    -------
+    list of (SplitCandidate or None), one per column of ``X``
+
+    Examples
+    --------
+    Humidity and a second, weaker feature on the five sunny days of the
+    weather data (the first as in :func:`threshold_split`):
+
+    >>> import numpy as np
+    >>> X = np.array([[85.0, 1.0], [90.0, 2.0], [70.0, 1.0], [95.0, 2.0], [70.0, 2.0]])
+    >>> play = np.array([0, 0, 1, 0, 1])
+    >>> [(s.threshold, round(s.gain, 3)) for s in threshold_splits(X, play, np.ones(5), 2)]
+    [(77.5, 0.971), (1.5, 0.02)]
+    """
+    n, d = X.shape
+    if n < 2:                     # no cut: fewer than two known values anywhere
+        return [None] * d
+    options = {"min_split": min_split, "penalty": penalty, "min_value_gap": min_value_gap}
+    if 2 * n * n_classes > SWEEP_CELLS or d == 1:
+        return [threshold_split(X[:, j], y, w, n_classes, min_samples_leaf,
+                                None if all_values is None else all_values[j], **options)
+                for j in range(d)]
+    total = w.sum()
+    step = max(1, SWEEP_CELLS // (n * n_classes))
+    out = []
+    for lo in range(0, d, step):
+        out += _threshold_block(X[:, lo:lo + step], y, w, total, n_classes, min_samples_leaf,
+                                None if all_values is None else all_values[lo:lo + step],
+                                **options)
+    return out
+
+
+def _threshold_block(X, y, w, total, n_classes, min_samples_leaf, all_values, *, min_split,
+                     penalty, min_value_gap):
+    """:func:`threshold_splits` of the columns of ``X`` (b of them) in one table."""
+    n, b = X.shape
+    # Each column sorted with its missing values last: its known rows come
+    # first, in the order of a stable sort of the known values alone.
+    order = np.argsort(X, axis=0, kind="stable")
+    xs = np.take_along_axis(X, order, axis=0).T                   # (b, n)
+    n_known = np.count_nonzero(~np.isnan(X), axis=0)              # (b,)
+    known = np.arange(n) < n_known[:, None]                       # (b, n)
+    onehot = np.zeros((b, n, n_classes))        # weight of each known row in its class
+    onehot[np.arange(b)[:, None], np.arange(n), y[order].T] = np.where(known, w[order].T, 0.0)
+    left = np.cumsum(onehot, axis=1)            # class weights of positions 0 .. i
+    del onehot
+    # After the last row: each class's known weights summed in sorted order
+    # (the floats of _class_weights; the missing rows add 0.0).
+    known_counts = left[:, -1]                                     # (b, K)
+    left = left[:, :-1]                         # the cut after position i, i < n - 1
+    right = known_counts[:, None, :] - left
+    w_left, w_right = left.sum(axis=2), right.sum(axis=2)        # (b, n - 1)
+    with np.errstate(invalid="ignore"):         # cuts past the known rows (masked below)
+        children = w_left * _entropy_of_counts(left) + w_right * _entropy_of_counts(right)
+    del left, right
+    known_weight = known_counts.sum(axis=1)                        # (b,)
+    least = np.full(b, float(min_samples_leaf))
+    ok = n_known >= 2
+    if min_split == "release8":  # contin.c, as in threshold_split
+        ok &= ~(known_weight < 2 * min_samples_leaf - TIE_TOLERANCE)
+        least = np.maximum(min_samples_leaf, np.minimum(25.0, 0.1 * known_weight / n_classes))
+    with np.errstate(invalid="ignore"):         # NaN past the known rows: no cut there
+        valid = ((xs[:, :-1] < xs[:, 1:] - min_value_gap)
+                 & (w_left >= least[:, None] - TIE_TOLERANCE)
+                 & (w_right >= least[:, None] - TIE_TOLERANCE) & (w_left > 0) & (w_right > 0))
+    ok &= valid.any(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):   # columns not ok: not read
+        gains = _entropy_of_counts(known_counts)[:, None] - children / known_weight[:, None]
+        if penalty:
+            gains = gains - (np.log2(np.count_nonzero(valid, axis=1)) / known_weight)[:, None]
+    gains = np.where(valid, gains, -np.inf)
+    best = gains.max(axis=1)
+    ok &= best > TIE_TOLERANCE
+    cuts = np.argmax(gains >= (best - TIE_TOLERANCE)[:, None], axis=1)
+    out = []
+    for j in range(b):
+        if not ok[j]:
+            out.append(None)
+            continue
+        cut, x = int(cuts[j]), xs[j]
+        # the rest as in threshold_split
+        threshold = x[cut] / 2.0 + x[cut + 1] / 2.0
+        if not threshold < x[cut + 1]:
+            threshold = x[cut]
+        if all_values is not None:
+            values = all_values[j]
+            threshold = values[np.searchsorted(values, threshold, side="right") - 1]
+            threshold = max(threshold, x[cut])
+        split_info = float(_entropy_of_counts(
+            np.array([w_left[j, cut], w_right[j, cut], total - known_weight[j]])))
+        gain = max(known_weight[j] / total * gains[j, cut], 0.0)
+        out.append(SplitCandidate(float(gain), split_info, float(threshold)))
+    return out
 
 
 def _sweep_cuts(ys, ws, known_counts):

@@ -12,6 +12,7 @@ from scipy.stats import binom
 
 from dtree import C45Classifier
 from dtree.c45 import TEXTBOOK, nominal_split, threshold_split
+from dtree.multiway import threshold_splits
 from dtree.information import entropy, gain_with_missing_values, information_gain_from_labels
 from dtree.pessimistic import confidence_prune, pessimistic_prune, upper_error_rate
 from dtree.tree import Node, iter_nodes
@@ -95,6 +96,34 @@ def test_sorted_sweep_is_the_brute_force(seed):
         return
     assert split.gain == pytest.approx(max(gains), abs=1e-12)
     assert split.threshold in cuts
+
+
+@settings(max_examples=300, deadline=None)
+@given(seeds, st.sampled_from([2, 3, 9]), st.booleans(), st.booleans(), st.booleans(),
+       st.sampled_from([0.0, 1e-5, 0.15]))
+def test_columns_scored_together_as_one_at_a_time(seed, n_classes, release8, penalty,
+                                                 all_values, min_value_gap):
+    # threshold_splits (a node's numeric features in one table, as C4.5
+    # grows) returns, float for float, threshold_split of each column: tied
+    # values, missing values, fractional and tiny weights, 9 classes (summed
+    # pairwise by NumPy), columns with fewer than two known values.
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(1, 40)), int(rng.integers(2, 7))
+    X = rng.normal(size=(n, d)).round(int(rng.integers(0, 3)))
+    X[rng.random((n, d)) < rng.choice([0.0, 0.2, 0.9])] = np.nan
+    y = rng.integers(0, n_classes, size=n)
+    w = rng.choice([np.ones(n), rng.integers(1, 4, size=n).astype(float),
+                    rng.random(n) + 1e-3])
+    m = float(rng.choice([0.0, 1.0, 2.0, 2.5]))
+    values = [np.unique(np.r_[X[:, j][~np.isnan(X[:, j])], rng.normal(size=5).round(1)])
+              for j in range(d)] if all_values else None
+    options = {"min_split": "release8" if release8 else "min_samples_leaf",
+               "penalty": penalty, "min_value_gap": min_value_gap}
+    together = threshold_splits(X, y, w, n_classes, m, values, **options)
+    one_at_a_time = [threshold_split(X[:, j], y, w, n_classes, m,
+                                     None if values is None else values[j], **options)
+                     for j in range(d)]
+    assert together == one_at_a_time
 
 
 @settings(max_examples=30, deadline=None)
