@@ -393,6 +393,23 @@ def test_ways_of_reading_and_partitioning_grow_the_same_tree(monkeypatch, settin
     assert default.get_n_leaves() > 8
 
 
+def _record_narrowing(monkeypatch):
+    """A list that records, for each call of splitting._present_classes in the
+    fits that follow, whether it narrowed the statistics to fewer classes."""
+    import dtree.splitting
+
+    narrowed = []
+    present_classes = dtree.splitting._present_classes
+
+    def recording(stats, totals, *args):
+        out = present_classes(stats, totals, *args)
+        narrowed.append(out[0].shape[0] < stats.shape[0])
+        return out
+
+    monkeypatch.setattr(dtree.splitting, "_present_classes", recording)
+    return narrowed
+
+
 @pytest.mark.parametrize("params", [
     {},
     {"criterion": "entropy", "min_samples_leaf": 2},
@@ -415,15 +432,7 @@ def test_each_node_searched_over_its_own_classes_grows_the_same_tree(monkeypatch
     y = np.digitize(np.nan_to_num(X[:, 0]) + 0.5 * np.nan_to_num(X[:, 1])
                     + rng.normal(scale=0.3, size=600), np.linspace(-2, 2, 11))   # 12 classes
     weight = rng.integers(0, 3, size=600).astype(float)
-    narrowed = []
-    present_classes = dtree.splitting._present_classes
-
-    def recording(stats, totals, *args):
-        out = present_classes(stats, totals, *args)
-        narrowed.append(out[0].shape[0] < stats.shape[0])
-        return out
-
-    monkeypatch.setattr(dtree.splitting, "_present_classes", recording)
+    narrowed = _record_narrowing(monkeypatch)
     narrow = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
     assert any(narrowed)          # the search did run on fewer rows
     monkeypatch.setattr(dtree.splitting, "_present_classes", lambda stats, totals, *a: (stats,
@@ -441,22 +450,12 @@ def test_classes_are_renumbered_only_where_every_sum_is_exact(monkeypatch, weigh
     # the floats of the sweep over all classes only where every partial sum is
     # exact (whole-number weights).  Fractional weights, or class_weight's,
     # keep all the classes.
-    import dtree.splitting
-
     rng = np.random.default_rng(4)
     X = np.round(rng.normal(size=(600, 3)), 1)
     y = np.digitize(X[:, 0] + rng.normal(scale=0.3, size=600), np.linspace(-2, 2, 11))
     weight = {"whole": rng.integers(1, 3, size=600).astype(float),
               "fractional": rng.random(600) + 0.5, "balanced": None}[weights]
-    narrowed = []
-    present_classes = dtree.splitting._present_classes
-
-    def recording(stats, totals, *args):
-        out = present_classes(stats, totals, *args)
-        narrowed.append(out[0].shape[0] < stats.shape[0])
-        return out
-
-    monkeypatch.setattr(dtree.splitting, "_present_classes", recording)
+    narrowed = _record_narrowing(monkeypatch)
     DecisionTreeClassifier(class_weight="balanced" if weights == "balanced" else None).fit(
         X, y, sample_weight=weight)
     assert any(narrowed) == renumbered
