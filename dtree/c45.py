@@ -37,6 +37,7 @@ from dtree.multiway import (
     TIE_TOLERANCE,
     SplitCandidate,
     nominal_split,
+    one_column_at_a_time,
     threshold_split,
     threshold_splits,
 )
@@ -571,12 +572,18 @@ class _Grower:
         for j in np.flatnonzero(self.categorical):
             found[j] = nominal_split(self.codes[rows, j], y, w, len(self.categories[j]),
                                      self.n_classes, self.min_leaf)
-        numeric = self.numeric
-        if numeric.size:    # threshold_split of each numeric feature, several at a time
-            splits = threshold_splits(
-                self.numbers[np.ix_(rows, numeric)], y, w, self.n_classes, self.min_leaf,
-                None if self.values is None else [self.values[j] for j in numeric],
-                **self.split_options)
+        numeric, values = self.numeric, self.values
+        if one_column_at_a_time(rows.size, self.n_classes):
+            # a large node: each column read and scored alone (no copy of all of them)
+            for j in numeric:
+                found[j] = threshold_split(self.numbers[rows, j], y, w, self.n_classes,
+                                           self.min_leaf, None if values is None else values[j],
+                                           **self.split_options)
+        elif numeric.size:  # threshold_split of each numeric feature, several at a time
+            splits = threshold_splits(self.numbers[np.ix_(rows, numeric)], y, w,
+                                      self.n_classes, self.min_leaf,
+                                      None if values is None else [values[j] for j in numeric],
+                                      **self.split_options)
             found.update(zip(numeric, splits))
         return {int(j): found[j] for j in sorted(found) if found[j] is not None}
 

@@ -270,7 +270,7 @@ def threshold_splits(X, y, w, n_classes, min_samples_leaf=2.0, all_values=None, 
     if n < 2:                     # no cut: fewer than two known values anywhere
         return [None] * d
     options = {"min_split": min_split, "penalty": penalty, "min_value_gap": min_value_gap}
-    if 2 * n * n_classes > SWEEP_CELLS or d == 1:
+    if one_column_at_a_time(n, n_classes) or d == 1:
         return [threshold_split(X[:, j], y, w, n_classes, min_samples_leaf,
                                 None if all_values is None else all_values[j], **options)
                 for j in range(d)]
@@ -282,6 +282,13 @@ def threshold_splits(X, y, w, n_classes, min_samples_leaf=2.0, all_values=None, 
                                 None if all_values is None else all_values[lo:lo + step],
                                 **options)
     return out
+
+
+def one_column_at_a_time(n_rows, n_classes) -> bool:
+    """Whether :func:`threshold_splits` scores the columns of a node of
+    ``n_rows`` rows one at a time: a single column's table would fill half of
+    SWEEP_CELLS (C4.5's grower then reads the node's columns one by one)."""
+    return 2 * n_rows * n_classes > SWEEP_CELLS
 
 
 def _threshold_block(X, y, w, total, n_classes, min_samples_leaf, all_values, *, min_split,

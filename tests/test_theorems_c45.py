@@ -3,6 +3,8 @@
 Each test names the label of the statement it checks.
 """
 
+from unittest.mock import patch
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,6 +14,7 @@ from scipy.stats import binom
 
 from dtree import C45Classifier
 from dtree.c45 import TEXTBOOK, nominal_split, threshold_split
+from dtree import multiway
 from dtree.multiway import threshold_splits
 from dtree.information import entropy, gain_with_missing_values, information_gain_from_labels
 from dtree.pessimistic import confidence_prune, pessimistic_prune, upper_error_rate
@@ -100,13 +103,14 @@ def test_sorted_sweep_is_the_brute_force(seed):
 
 @settings(max_examples=300, deadline=None)
 @given(seeds, st.sampled_from([2, 3, 9]), st.booleans(), st.booleans(), st.booleans(),
-       st.sampled_from([0.0, 1e-5, 0.15]))
+       st.sampled_from([0.0, 1e-5, 0.15]), st.sampled_from([None, 1024, 64]))
 def test_columns_scored_together_as_one_at_a_time(seed, n_classes, release8, penalty,
-                                                 all_values, min_value_gap):
+                                                 all_values, min_value_gap, cells):
     # threshold_splits (a node's numeric features in one table, as C4.5
     # grows) returns, float for float, threshold_split of each column: tied
     # values, missing values, fractional and tiny weights, 9 classes (summed
-    # pairwise by NumPy), columns with fewer than two known values.
+    # pairwise by NumPy), columns with fewer than two known values; in one
+    # block, in several (cells=1024) or a column at a time (cells=64).
     rng = np.random.default_rng(seed)
     n, d = int(rng.integers(1, 40)), int(rng.integers(2, 7))
     X = rng.normal(size=(n, d)).round(int(rng.integers(0, 3)))
@@ -119,7 +123,8 @@ def test_columns_scored_together_as_one_at_a_time(seed, n_classes, release8, pen
               for j in range(d)] if all_values else None
     options = {"min_split": "release8" if release8 else "min_samples_leaf",
                "penalty": penalty, "min_value_gap": min_value_gap}
-    together = threshold_splits(X, y, w, n_classes, m, values, **options)
+    with patch.object(multiway, "SWEEP_CELLS", cells or multiway.SWEEP_CELLS):
+        together = threshold_splits(X, y, w, n_classes, m, values, **options)
     one_at_a_time = [threshold_split(X[:, j], y, w, n_classes, m,
                                      None if values is None else values[j], **options)
                      for j in range(d)]
