@@ -3,7 +3,7 @@
 #   make book    build the HTML book into _build/html, executing every notebook
 #   make test    lint, pytest on tests/ and dtree's doctests, then nbval on book/
 #   make test-fast      lint, then the unit tests without the homework and the
-#                slow ones, and dtree's doctests (1-2 minutes; no notebooks)
+#                slow ones, and dtree's doctests (3-4 minutes; no notebooks)
 #   make lint    ruff on dtree/, tests/, benchmarks/, book/_ext, book/homework
 #                and the notebooks
 #   make test-compat    the fast unit tests with Python 3.10 and the lowest
@@ -44,7 +44,7 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with .nbval-sanitize.cfg -p no:randomly
-# test-unit and test-notebooks run on two pytest-xdist workers (the CI
+# test-unit, test-fast and test-notebooks run on two pytest-xdist workers (the CI
 # machines have two cores).  --dist loadfile keeps each test module, and each
 # notebook, whole on one worker: a module's fixtures (the homework's otter
 # assign, its graded class folder) are built once, and a notebook's cells run
@@ -123,7 +123,7 @@ test-unit: $(TEST_STAMP) dot bwrap
 # and slow (over about 5 s each) left out: markers in pyproject.toml.
 FAST_TESTS := not homework and not slow
 test-fast: $(TEST_STAMP) dot lint
-	$(BIN)/python -m pytest tests dtree --doctest-modules -q -m "$(FAST_TESTS)"
+	$(BIN)/python -m pytest $(XDIST) tests dtree --doctest-modules -q -m "$(FAST_TESTS)"
 
 # The library with the oldest and the newest versions it claims to support
 # (pyproject.toml), beside the pinned ones of test-unit: the fast unit tests
