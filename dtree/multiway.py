@@ -210,6 +210,17 @@ def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None, *
     if not gains.max() > TIE_TOLERANCE:
         return None
     cut = int(np.flatnonzero(gains >= gains.max() - TIE_TOLERANCE)[0])
+    return _candidate_at(xs, cut, all_values, w_left[cut], w_right[cut], known_weight, total,
+                         gains[cut])
+
+
+def _candidate_at(xs, cut, all_values, w_left, w_right, known_weight, total, gain):
+    """The SplitCandidate of the cut after sorted position ``cut`` of a column.
+
+    ``xs`` holds the column's known values in increasing order, ``w_left`` and
+    ``w_right`` the known weight either side of the cut, ``gain`` its gain on
+    the known rows (before the scaling by ``known_weight / total``).
+    """
     threshold = xs[cut] / 2.0 + xs[cut + 1] / 2.0   # no overflow near the float maximum
     if not threshold < xs[cut + 1]:
         # Adjacent floats (or integers near 2**53): the midpoint rounds onto the
@@ -219,9 +230,8 @@ def threshold_split(x, y, w, n_classes, min_samples_leaf=2.0, all_values=None, *
     if all_values is not None:
         threshold = all_values[np.searchsorted(all_values, threshold, side="right") - 1]
         threshold = max(threshold, xs[cut])  # never below the value left of the cut
-    split_info = float(_entropy_of_counts(
-        np.array([w_left[cut], w_right[cut], total - known_weight])))
-    gain = max(known_weight / total * gains[cut], 0.0)  # >= 0 up to rounding
+    split_info = float(_entropy_of_counts(np.array([w_left, w_right, total - known_weight])))
+    gain = max(known_weight / total * gain, 0.0)  # >= 0 up to rounding
     return SplitCandidate(float(gain), split_info, float(threshold))
 
 
@@ -338,19 +348,10 @@ def _threshold_block(X, y, w, total, n_classes, min_samples_leaf, all_values, *,
         if not ok[j]:
             out.append(None)
             continue
-        cut, x = int(cuts[j]), xs[j]
-        # the rest as in threshold_split
-        threshold = x[cut] / 2.0 + x[cut + 1] / 2.0
-        if not threshold < x[cut + 1]:
-            threshold = x[cut]
-        if all_values is not None:
-            values = all_values[j]
-            threshold = values[np.searchsorted(values, threshold, side="right") - 1]
-            threshold = max(threshold, x[cut])
-        split_info = float(_entropy_of_counts(
-            np.array([w_left[j, cut], w_right[j, cut], total - known_weight[j]])))
-        gain = max(known_weight[j] / total * gains[j, cut], 0.0)
-        out.append(SplitCandidate(float(gain), split_info, float(threshold)))
+        cut = int(cuts[j])
+        out.append(_candidate_at(xs[j], cut, None if all_values is None else all_values[j],
+                                 w_left[j, cut], w_right[j, cut], known_weight[j], total,
+                                 gains[j, cut]))
     return out
 
 
