@@ -124,6 +124,22 @@ def _child_bounds(criterion, monotonic_cst, feature, bounds, left, right):
                      for lo, hi in zip(left_bounds, right_bounds)])
 
 
+def _sums_are_exact(stats) -> bool:
+    """Whether every partial sum of the per-sample statistics is an exact float.
+
+    True for whole numbers of total magnitude below :math:`2^{53}`: class
+    counts without ``sample_weight`` (:attr:`dtree.criteria.ClassWeights.exact_sums`),
+    or the squared error's :math:`(w, wy, wy^2)` for whole targets and
+    weights.  Any order of summation then gives the same floats.
+    """
+    exact = getattr(stats, "exact_sums", None)
+    if exact is not None:
+        return bool(exact)
+    stats = np.asarray(stats)
+    return bool(np.all(stats == np.round(stats))
+                and np.abs(stats).sum(axis=1).max(initial=0.0) < 2.0**53)
+
+
 def _search(splitter, starts, sizes, totals, bounds):
     """``splitter.search``, with the segments' bounds if there are monotonicity constraints."""
     if bounds is None:
@@ -291,52 +307,89 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
     nodes = []     # creation order: dicts
     heap = []      # (-improvement, node id)
     monotonic_cst = params.monotonic_cst
+    # Whether two sibling nodes may be searched together.  The sweep's running
+    # sum restarts at the second by subtracting the first's total
+    # (dtree.splitting.segment_prefix_sums), which leaves exactly 0 only when
+    # every partial sum is exact; a BestSplitter's generator draws, segment
+    # after segment, what it draws node by node, but a RandomSplitter draws
+    # thresholds in between; a criterion that is not additive is left alone.
+    joint = (criterion.additive and not splitter.random_thresholds
+             and _sums_are_exact(stats))
 
-    def add_node(start, size, totals, depth, bounds):
-        # bounds: (2, 1), the node's [lower, upper] value, or None (no constraints)
-        impurity = criterion.impurity(totals)
-        node = {"start": start, "n_node_samples": size, "stats": totals[:, 0],
-                "impurity": float(impurity[0]), "depth": depth, "split": None,
-                "bounds": bounds}
-        node_id = len(nodes)
-        nodes.append(node)
-        if not _can_split(params, depth, np.array(size), criterion.weight(totals)[0],
-                          impurity[0]):
-            return node_id
-        view = splitter.window(start, size)
-        segment = (np.array([0]), np.array([size]))
-        found = _search(view, *segment, totals, bounds)
-        if found.feature[0] < 0:
-            return node_id
-        k = int(found.n_left[0])
-        view.split(*segment, found)
-        children = view.totals(np.array([0, k]))
-        gain = float(criterion.improvement(totals, impurity, children[:, :1],
-                                           children[:, 1:], total_weight)[0])
-        if gain + EPSILON < params.min_impurity_decrease:
-            return node_id
-        node.update(split=found, gain=gain, children=children)
-        heapq.heappush(heap, (-gain, node_id))
-        return node_id
+    def add_nodes(start, sizes, totals, depth, bounds):
+        """Create the nodes of the consecutive segments ``sizes`` from ``start``
+        (the root, or a split node's two children, left first), search those
+        that may split together and queue each split found."""
+        # Each node's impurity and weight from its own column, as when it was
+        # created alone: NumPy sums one column's classes pairwise but several
+        # columns' one after another, and a node's floats must not depend on
+        # its sibling's.
+        impurity = np.concatenate([criterion.impurity(totals[:, j:j + 1])
+                                   for j in range(sizes.size)])
+        weight = np.concatenate([criterion.weight(totals[:, j:j + 1])
+                                 for j in range(sizes.size)])
+        offsets = _exclusive_cumsum(sizes)
+        ids = []
+        for j in range(sizes.size):
+            ids.append(len(nodes))
+            nodes.append({"start": start + int(offsets[j]), "n_node_samples": int(sizes[j]),
+                          "stats": totals[:, j], "impurity": float(impurity[j]),
+                          "depth": depth, "split": None,
+                          "bounds": None if bounds is None else bounds[:, j:j + 1]})
+        open_ = np.flatnonzero(_can_split(params, depth, sizes, weight, impurity))
+        if open_.size == 0:
+            return ids
+        # Both children open: one search, in a window that holds just them (a
+        # window's segments must fill it), where that gives each the floats
+        # of its own search (joint); else one search per node.
+        if open_.size < sizes.size or not joint:
+            groups = [open_[j:j + 1] for j in range(open_.size)]
+        else:
+            groups = [open_]
+        for group in groups:
+            first = int(offsets[group[0]])
+            view = splitter.window(start + first, int(sizes[group].sum()))
+            starts = offsets[group] - first
+            found = _search(view, starts, sizes[group], totals[:, group],
+                            None if bounds is None else bounds[:, group])
+            splits = found.feature >= 0
+            if not splits.any():
+                continue
+            if not splits.all():                  # partition the one that splits alone
+                group, found = group[splits], found.select(splits)
+                first = int(offsets[group[0]])
+                view = splitter.window(start + first, int(sizes[group].sum()))
+                starts = np.zeros(1, dtype=np.intp)
+            view.split(starts, sizes[group], found)
+            child_sizes = np.column_stack([found.n_left, sizes[group] - found.n_left]).ravel()
+            children = view.totals(_exclusive_cumsum(child_sizes))
+            gain = criterion.improvement(totals[:, group], impurity[group], children[:, 0::2],
+                                         children[:, 1::2], total_weight)
+            for i, j in enumerate(group):
+                if gain[i] + EPSILON < params.min_impurity_decrease:
+                    continue
+                node_id = ids[j]
+                nodes[node_id].update(split=found.select(np.arange(i, i + 1)),
+                                      gain=float(gain[i]), children=children[:, 2 * i:2 * i + 2])
+                heapq.heappush(heap, (-float(gain[i]), node_id))
+        return ids
 
-    add_node(0, n_samples, root_totals, 0,
-             None if monotonic_cst is None else np.array([[-np.inf], [np.inf]]))
+    add_nodes(0, np.array([n_samples], dtype=np.intp), root_totals, 0,
+              None if monotonic_cst is None else np.array([[-np.inf], [np.inf]]))
     split = []     # ids of the split nodes
     n_splits_left = params.max_leaf_nodes - 1
     while heap and n_splits_left > 0:
         _, node_id = heapq.heappop(heap)
         node = nodes[node_id]
         found, children = node["split"], node["children"]
-        start, size, k = node["start"], node["n_node_samples"], int(found.n_left[0])
-        bounds = [None, None]
+        k = int(found.n_left[0])
+        bounds = None
         if monotonic_cst is not None:
-            both = _child_bounds(criterion, monotonic_cst, found.feature, node["bounds"],
-                                 children[:, :1], children[:, 1:])
-            bounds = [both[:, :1], both[:, 1:]]
-        node["children_left"] = add_node(start, k, children[:, :1], node["depth"] + 1,
-                                         bounds[0])
-        node["children_right"] = add_node(start + k, size - k, children[:, 1:],
-                                          node["depth"] + 1, bounds[1])
+            bounds = _child_bounds(criterion, monotonic_cst, found.feature, node["bounds"],
+                                   children[:, :1], children[:, 1:])
+        node["children_left"], node["children_right"] = add_nodes(
+            node["start"], np.array([k, node["n_node_samples"] - k], dtype=np.intp),
+            children, node["depth"] + 1, bounds)
         split.append(node_id)
         n_splits_left -= 1
 

@@ -818,3 +818,132 @@ def test_predict_finds_a_bad_value_in_the_last_block_of_rows():
     leaves = tree.apply(bad)
     assert leaves[-1] == tree.apply(bad[-1:])[0]
     assert tree.tree_.children_left[leaves[-1]] == -1
+
+
+def _tree_floats(model):
+    t = model.tree_
+    return [t.children_left, t.children_right, t.feature, t.threshold, t.impurity,
+            t.n_node_samples, t.weighted_n_node_samples, t.value, t.missing_go_to_left]
+
+
+def test_siblings_searched_together_grow_the_tree_of_one_search_per_node():
+    # Best-first growth searches a split node's two children in one call when
+    # every partial sum is exact (growth._sums_are_exact): class counts, or whole
+    # regression targets.  Bit for bit the tree of one search per node.
+    import dtree.growth
+    import dtree.splitting
+
+    best_splits = dtree.splitting.best_splits
+    most_segments = []          # per fit: the most segments of one search
+
+    def fit_counting(fit, X, y, *, together):
+        searches = []
+
+        def counted(X, order, starts, *args, **kwargs):
+            searches.append(starts.size)
+            return best_splits(X, order, starts, *args, **kwargs)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(dtree.splitting, "best_splits", counted)
+            if not together:
+                mp.setattr(dtree.growth, "_sums_are_exact", lambda stats: False)
+            model = fit(X, y)
+        most_segments.append((together, max(searches, default=1)))
+        return model
+
+    @settings(max_examples=60, deadline=None)
+    @given(seed=st.integers(0, 10_000), n=st.integers(8, 120), regression=st.booleans(),
+           n_classes=st.sampled_from([2, 3, 9]), max_leaf_nodes=st.integers(2, 40),
+           params=st.sampled_from([{}, {"min_samples_leaf": 3},
+                                   {"max_features": 2, "random_state": 1},
+                                   {"min_impurity_decrease": 0.02},
+                                   {"splitter": "random", "random_state": 0},
+                                   {"monotonic_cst": [1, 0, -1]}]),
+           missing=st.booleans())
+    def check(seed, n, regression, n_classes, max_leaf_nodes, params, missing):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 6, size=(n, 3)).astype(float)
+        if missing and "monotonic_cst" not in params:
+            X[rng.random(X.shape) < 0.1] = np.nan
+        if regression:
+            model, y = DecisionTreeRegressor, rng.integers(0, 40, size=n).astype(float)
+        else:
+            k = 2 if "monotonic_cst" in params else n_classes
+            model, y = DecisionTreeClassifier, rng.integers(0, k, size=n)
+        def fit(X, y):               # a new estimator for each fit: fit returns self
+            return model(max_leaf_nodes=max_leaf_nodes, **params).fit(X, y)
+
+        together = fit_counting(fit, X, y, together=True)
+        alone = fit_counting(fit, X, y, together=False)
+        for a, b in zip(_tree_floats(together), _tree_floats(alone)):
+            np.testing.assert_array_equal(a, b)
+
+    check()
+    assert max(m for together, m in most_segments if not together) == 1
+    assert max(m for together, m in most_segments if together) == 2   # the joint search ran
+
+
+def test_sums_are_exact_only_for_whole_numbers_below_two_to_the_53():
+    from dtree.criteria import ClassWeights, SquaredError
+    from dtree.growth import _sums_are_exact
+
+    y, ones = np.array([3.0, 151.0, 25.0]), np.ones(3)
+    assert _sums_are_exact(SquaredError.sample_stats(y, ones))
+    assert not _sums_are_exact(SquaredError.sample_stats(y + 0.5, ones))
+    assert not _sums_are_exact(SquaredError.sample_stats(y, np.array([1.0, 0.5, 2.0])))
+    assert not _sums_are_exact(SquaredError.sample_stats(np.array([2.0**26, 2.0**26, 0.0]),
+                                                         ones))   # y^2 sums to 2**53
+    assert _sums_are_exact(ClassWeights(np.array([0, 1, 1]), ones, 2))
+    assert not _sums_are_exact(ClassWeights(np.array([0, 1, 1]), np.array([1.0, 0.5, 2.0]), 2))
+
+
+@pytest.mark.parametrize("weights", ["fractional", "whole"])
+def test_a_best_first_node_has_the_impurity_of_its_own_samples(weights):
+    # Each node's impurity is the criterion's on that node's statistics alone
+    # (a single column), whatever its sibling: NumPy sums one column's classes
+    # pairwise and two columns' one after another, which differ for 9 classes
+    # and fractional weights.
+    from dtree.criteria import Gini
+
+    rng = np.random.default_rng(7)
+    n = 300
+    X = rng.random((n, 4))
+    y = rng.integers(0, 9, size=n)
+    w = rng.exponential(size=n) if weights == "fractional" else rng.integers(1, 4, n) * 1.0
+    model = DecisionTreeClassifier(max_leaf_nodes=25).fit(X, y, sample_weight=w)
+    t = model.tree_
+    X32 = X.astype(np.float32)
+    path = model.decision_path(X).tocsc()
+    stats = Gini.sample_stats(y, w, 9)
+    differs = 0
+    for node in range(t.node_count):
+        rows = path[:, node].indices
+        rows = rows[np.lexsort((rows, X32[rows, 0]))]      # the splitter's order: by feature 0
+        totals = Gini.node_stats(stats, rows, np.array([0]))
+        assert t.impurity[node] == Gini.impurity(totals)[0], node
+        both = Gini.node_stats(stats, np.concatenate([rows, rows]), np.array([0, rows.size]))
+        differs += Gini.impurity(both)[0] != t.impurity[node]
+    assert differs > 0 or weights == "whole"   # the two-column floats are another thing
+
+
+@pytest.mark.parametrize("data", ["diabetes", "breast_cancer"])
+def test_siblings_with_inexact_sums_are_searched_one_by_one(monkeypatch, data):
+    # With fractional weights the running sum's restart at the second sibling
+    # leaves a rounding residue: searched together, these two fits grow other
+    # trees (ties broken by the residue), so growth searches them one by one.
+    import sklearn.datasets
+
+    import dtree.growth
+
+    X, y = getattr(sklearn.datasets, f"load_{data}")(return_X_y=True)
+    model = DecisionTreeRegressor if data == "diabetes" else DecisionTreeClassifier
+    w = np.random.default_rng(5).exponential(size=y.size)
+    default = model(max_leaf_nodes=50).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(dtree.growth, "_sums_are_exact", lambda stats: True)
+    forced = model(max_leaf_nodes=50).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(dtree.growth, "_sums_are_exact", lambda stats: False)
+    alone = model(max_leaf_nodes=50).fit(X, y, sample_weight=w)
+    for a, b in zip(_tree_floats(default), _tree_floats(alone)):
+        np.testing.assert_array_equal(a, b)
+    assert any(not np.array_equal(a, b)
+               for a, b in zip(_tree_floats(forced), _tree_floats(alone)))
