@@ -124,20 +124,26 @@ def _child_bounds(criterion, monotonic_cst, feature, bounds, left, right):
                      for lo, hi in zip(left_bounds, right_bounds)])
 
 
-def _sums_are_exact(stats) -> bool:
-    """Whether every partial sum of the per-sample statistics is an exact float.
+def _sums_are_exact(stats, n_features=1) -> bool:
+    """Whether every partial sum of the statistics, over ``n_features`` sweeps, is an exact float.
 
-    True for whole numbers of total magnitude below :math:`2^{53}`: class
-    counts without ``sample_weight`` (:attr:`dtree.criteria.ClassWeights.exact_sums`),
-    or the squared error's :math:`(w, wy, wy^2)` for whole targets and
-    weights.  Any order of summation then gives the same floats.
+    True for whole numbers whose total magnitude times ``n_features`` is
+    below :math:`2^{52}` (the bound of :attr:`dtree.splitting._Level.exact_counts`:
+    the sparse search sums the entries of several features in one running
+    sum): class counts with whole or no sample weights
+    (:attr:`dtree.criteria.ClassWeights.exact_sums`), or the squared error's
+    :math:`(w, wy, wy^2)` for whole targets and weights.  Any order of
+    summation then gives the same sums of statistics (not the same sums of
+    their squares: see ``add_nodes``).
     """
     exact = getattr(stats, "exact_sums", None)
     if exact is not None:
-        return bool(exact)
+        weight = stats.weight
+        total = stats.shape[1] if weight is None else float(weight.sum())
+        return bool(exact) and total * n_features < 2.0**52
     stats = np.asarray(stats)
     return bool(np.all(stats == np.round(stats))
-                and np.abs(stats).sum(axis=1).max(initial=0.0) < 2.0**53)
+                and np.abs(stats).sum(axis=1).max(initial=0.0) * n_features < 2.0**52)
 
 
 def _search(splitter, starts, sizes, totals, bounds):
@@ -314,7 +320,7 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
     # after segment, what it draws node by node, but a RandomSplitter draws
     # thresholds in between; a criterion that is not additive is left alone.
     joint = (criterion.additive and not splitter.random_thresholds
-             and _sums_are_exact(stats))
+             and _sums_are_exact(stats, X.shape[1]))
 
     def add_nodes(start, sizes, totals, depth, bounds):
         """Create the nodes of the consecutive segments ``sizes`` from ``start``
@@ -363,15 +369,20 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
             view.split(starts, sizes[group], found)
             child_sizes = np.column_stack([found.n_left, sizes[group] - found.n_left]).ravel()
             children = view.totals(_exclusive_cumsum(child_sizes))
-            gain = criterion.improvement(totals[:, group], impurity[group], children[:, 0::2],
-                                         children[:, 1::2], total_weight)
+            # Each gain from its own columns too (Gini's sum of squared class
+            # weights may exceed 2**53, where the order of the classes' sum matters).
+            gain = [float(criterion.improvement(totals[:, j:j + 1], impurity[j:j + 1],
+                                                children[:, 2 * i:2 * i + 1],
+                                                children[:, 2 * i + 1:2 * i + 2],
+                                                total_weight)[0])
+                    for i, j in enumerate(group)]
             for i, j in enumerate(group):
                 if gain[i] + EPSILON < params.min_impurity_decrease:
                     continue
                 node_id = ids[j]
                 nodes[node_id].update(split=found.select(np.arange(i, i + 1)),
-                                      gain=float(gain[i]), children=children[:, 2 * i:2 * i + 2])
-                heapq.heappush(heap, (-float(gain[i]), node_id))
+                                      gain=gain[i], children=children[:, 2 * i:2 * i + 2])
+                heapq.heappush(heap, (-gain[i], node_id))
         return ids
 
     add_nodes(0, np.array([n_samples], dtype=np.intp), root_totals, 0,

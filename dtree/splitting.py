@@ -1406,7 +1406,7 @@ class BestSplitter:
         the segments of nodes that stay leaves).
     window(start, size)
         A splitter over positions ``start : start + size`` only, sharing the
-        state (the best-first growth's one node).
+        state (the best-first growth's node, or a split node's two children).
 
     Examples
     --------

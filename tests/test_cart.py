@@ -846,7 +846,7 @@ def test_siblings_searched_together_grow_the_tree_of_one_search_per_node():
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(dtree.splitting, "best_splits", counted)
             if not together:
-                mp.setattr(dtree.growth, "_sums_are_exact", lambda stats: False)
+                mp.setattr(dtree.growth, "_sums_are_exact", lambda stats, n_features=1: False)
             model = fit(X, y)
         most_segments.append((together, max(searches, default=1)))
         return model
@@ -893,6 +893,10 @@ def test_sums_are_exact_only_for_whole_numbers_below_two_to_the_53():
     assert not _sums_are_exact(SquaredError.sample_stats(y, np.array([1.0, 0.5, 2.0])))
     assert not _sums_are_exact(SquaredError.sample_stats(np.array([2.0**26, 2.0**26, 0.0]),
                                                          ones))   # y^2 sums to 2**53
+    big = np.array([2.0**50, 2.0**50, 2.0**50])       # whole, total below 2**52 ...
+    assert _sums_are_exact(ClassWeights(np.array([0, 1, 1]), big / 2, 2))
+    assert not _sums_are_exact(ClassWeights(np.array([0, 1, 1]), big / 2, 2), n_features=4)
+    assert not _sums_are_exact(SquaredError.sample_stats(ones, big), n_features=2)
     assert _sums_are_exact(ClassWeights(np.array([0, 1, 1]), ones, 2))
     assert not _sums_are_exact(ClassWeights(np.array([0, 1, 1]), np.array([1.0, 0.5, 2.0]), 2))
 
@@ -939,11 +943,59 @@ def test_siblings_with_inexact_sums_are_searched_one_by_one(monkeypatch, data):
     model = DecisionTreeRegressor if data == "diabetes" else DecisionTreeClassifier
     w = np.random.default_rng(5).exponential(size=y.size)
     default = model(max_leaf_nodes=50).fit(X, y, sample_weight=w)
-    monkeypatch.setattr(dtree.growth, "_sums_are_exact", lambda stats: True)
+    monkeypatch.setattr(dtree.growth, "_sums_are_exact", lambda stats, n_features=1: True)
     forced = model(max_leaf_nodes=50).fit(X, y, sample_weight=w)
-    monkeypatch.setattr(dtree.growth, "_sums_are_exact", lambda stats: False)
+    monkeypatch.setattr(dtree.growth, "_sums_are_exact", lambda stats, n_features=1: False)
     alone = model(max_leaf_nodes=50).fit(X, y, sample_weight=w)
     for a, b in zip(_tree_floats(default), _tree_floats(alone)):
         np.testing.assert_array_equal(a, b)
     assert any(not np.array_equal(a, b)
                for a, b in zip(_tree_floats(forced), _tree_floats(alone)))
+
+
+def _large_whole_weights(case):
+    # Whole sample weights of total below 2**53 whose sums of squares (Gini), or
+    # whose running sums over several features (the sparse search), pass 2**53.
+    if case == "gini":       # two copies of a block of 10 classes: gains tie exactly
+        rng = np.random.default_rng(41)
+        k, nb = int(rng.choice([9, 10, 12])), int(rng.integers(60, 200))
+        S = rng.integers(0, 4, size=(nb, 2)).astype(float)
+        yS, wS = rng.integers(0, k, size=nb), rng.integers(10**8, 10**10, size=nb) * 1.0
+        nu, nw = int(rng.integers(3, 20)), int(rng.integers(4, 20))
+        U = np.column_stack([np.full(nu, 99.0), rng.integers(0, 4, nu)])    # pure sibling
+        wU = rng.integers(10**11, 10**12, size=nu) * 1.0
+        W = np.column_stack([np.full(nw, 99.0), rng.integers(0, 4, nw)])    # impure sibling
+        yW, wW = rng.integers(1, 3, nw), rng.integers(10**11, 10**12, size=nw) * 1.0
+        X = np.vstack([np.column_stack([np.zeros(nb + nu), np.vstack([S, U])]),
+                       np.column_stack([np.ones(nb + nw), np.vstack([S, W])])])
+        y = np.concatenate([yS, np.zeros(nu, int), yS, yW])
+        return X, y, np.concatenate([wS, wU, wS, wW]), 7
+    rng = np.random.default_rng(98 if case == "sparse" else 100)
+    n, d = int(rng.integers(60, 200)), int(rng.integers(10, 40))
+    density = 0.7 if case == "sparse" else 0.1      # 90 % zeros: searched as sparse
+    X = rng.integers(1, 5, size=(n, d)).astype(float) * (rng.random((n, d)) < density)
+    y = rng.integers(0, int(rng.integers(2, 5)), n)
+    w = rng.integers(1, 2**20, n).astype(float)
+    w = np.floor(w / w.sum() * (2.0**53 * 0.9))
+    w[w == 0] = 1
+    if case == "sparse":
+        import scipy.sparse
+        X = scipy.sparse.csc_matrix(X)
+    return X, y, w, 16 if case == "sparse" else 8
+
+
+@pytest.mark.parametrize("case", ["gini", "sparse", "mostly_zeros"])
+def test_large_whole_weights_grow_the_tree_of_one_search_per_node(monkeypatch, case):
+    # Found by review: the gains of two siblings computed together (Gini's sum
+    # of squares over two columns), and the sparse search's running sum over
+    # several features, changed these trees; gains are now computed node by
+    # node and the bound on the sums counts the features.
+    import dtree.growth
+
+    X, y, w, max_leaf_nodes = _large_whole_weights(case)
+    assert np.all(w == np.round(w)) and w.sum() < 2.0**53
+    default = DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(dtree.growth, "_sums_are_exact", lambda stats, n_features=1: False)
+    alone = DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes).fit(X, y, sample_weight=w)
+    for a, b in zip(_tree_floats(default), _tree_floats(alone)):
+        np.testing.assert_array_equal(a, b)
