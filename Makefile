@@ -1,7 +1,8 @@
 # dtree book: build the HTML book and run every test.
 #
 #   make book    build the HTML book into _build/html, executing every notebook
-#   make test    lint, pytest on tests/ and dtree's doctests, then nbval on book/
+#   make test    lint, pytest on tests/ and dtree's doctests, nbval on book/, then
+#                the installs (make test-install)
 #   make test-fast      lint, then the unit tests without the homework and the
 #                slow ones, and dtree's doctests (3-4 minutes; no notebooks)
 #   make lint    ruff on dtree/, tests/, benchmarks/, book/_ext, book/homework
@@ -54,7 +55,7 @@ XDIST := -n 2 --dist loadfile
 # own Chromium and JupyterLab server (the chapters' Run All are most of its time).
 BROWSER_XDIST := -n 2 --dist load
 
-.PHONY: help book test test-unit test-notebooks lab notebooks clean distclean venv dot bwrap browser-test chromium linkcheck \
+.PHONY: help book test test-unit test-notebooks test-install lab notebooks clean distclean venv dot bwrap browser-test chromium linkcheck \
   student-book homework grade lint test-fast test-compat compat-pythons \
   compat-oldest compat-newest
 
@@ -114,10 +115,18 @@ book: $(BOOK_STAMP) dot
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
 	@echo "The book is in _build/html/index.html"
 
-test: lint test-unit test-notebooks
+test: lint test-unit test-notebooks test-install
 
+# Every test but the installs (marked install, below).
 test-unit: $(TEST_STAMP) dot bwrap
-	$(BIN)/python -m pytest $(XDIST) tests dtree --doctest-modules -q
+	$(BIN)/python -m pytest $(XDIST) tests dtree --doctest-modules -q -m "not install"
+
+# The installs (tests/test_install.py's tests marked install): `pip install .`
+# from a copy of the repository, Binder's steps and a downloaded chapter in
+# fresh virtual environments.  Minutes of pip, none of them dtree's: apart from
+# the unit tests, one test to a worker.
+test-install: $(TEST_STAMP) dot
+	$(BIN)/python -m pytest -n 2 --dist load tests/test_install.py -q -m install
 
 # The tests marked homework (sandboxed grading, over half of test-unit's time)
 # and slow (over about 5 s each) left out: markers in pyproject.toml.

@@ -263,10 +263,10 @@ def test_readers_targets_install_the_book_pins_only():
     for target in ["book", "lab", "notebooks", "student-book"]:
         assert "$(BOOK_STAMP)" in rules[target], target
         assert "$(TEST_STAMP)" not in rules[target], target
-    for target in ["test-unit", "test-notebooks", "test-fast", "lint", "browser-test", "grade",
-                   "homework", "linkcheck", "venv"]:
+    for target in ["test-unit", "test-notebooks", "test-install", "test-fast", "lint",
+                   "browser-test", "grade", "homework", "linkcheck", "venv"]:
         assert "$(TEST_STAMP)" in rules[target], target
-    assert rules["test"] == ["lint", "test-unit", "test-notebooks"]
+    assert rules["test"] == ["lint", "test-unit", "test-notebooks", "test-install"]
 
 
 def test_makefile_stamps_follow_their_requirement_files():
@@ -276,6 +276,19 @@ def test_makefile_stamps_follow_their_requirement_files():
                      re.M)
     assert "-r requirements.txt -r tests/requirements.txt" in text
     assert "--no-deps --no-build-isolation -e ." in text
+
+
+def test_make_test_runs_the_installs_apart_from_the_unit_tests():
+    """test-unit leaves out the tests marked install and test-install runs just them:
+    each test runs once in `make test`."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    unit = re.search(r"^test-unit:.*\n\t(.*)$", text, re.M).group(1)
+    install = re.search(r"^test-install:.*\n\t(.*)$", text, re.M).group(1)
+    assert '-m "not install"' in unit and "tests dtree" in unit, unit
+    assert "-m install" in install and "tests/test_install.py" in install, install
+    marked = [path.name for path in (ROOT / "tests").glob("test_*.py")
+              if "mark.install" in path.read_text(encoding="utf-8")]
+    assert marked == ["test_install.py"], marked
 
 
 def test_make_lab_allows_root_only_as_root():
@@ -335,6 +348,7 @@ def _run(command, cwd, env=None, timeout=900):
 
 
 @pytest.mark.slow
+@pytest.mark.install
 def test_pip_install_from_a_clean_copy_leaves_git_nothing_new(tmp_path):
     """`pip install .` builds in the source tree (build/, dtree.egg-info/):
     git must not list them, and the wheel has the library's metadata."""
@@ -369,6 +383,7 @@ def _fresh_venv(venv: Path):
 
 
 @pytest.mark.slow
+@pytest.mark.install
 def test_binder_steps_in_a_fresh_environment(tmp_path):
     """What repo2docker does with .binder/: `pip install -r .binder/requirements.txt`
     from the repository's root, then `.binder/postBuild`; the kernel then imports
@@ -405,6 +420,7 @@ DOWNLOADED = ["book/first_tree.ipynb", "book/versions.ipynb", "book/part2/cart.i
 
 
 @pytest.mark.slow
+@pytest.mark.install
 def test_a_downloaded_chapter_runs_with_dtree_and_its_notebooks_extra(tmp_path):
     """A reader outside the project (Colab, a notebook from the download
     button) has dtree[notebooks] and a kernel, nothing of the build: every
