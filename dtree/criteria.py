@@ -57,6 +57,20 @@ __all__ = ["CLASSIFICATION_CRITERIA", "REGRESSION_CRITERIA", "Criterion", "get_c
 EPSILON = np.finfo(np.float64).eps
 
 
+def _running_sums_exact(total, n_sums=1) -> bool:
+    """Whether ``n_sums`` running sums of whole numbers of total magnitude ``total`` stay exact.
+
+    Every partial sum of whole numbers below :math:`2^{53}` is an exact float,
+    and then any order of summation gives the same float.  A sweep's running
+    sum may span ``n_sums`` features (the sparse search's does) before it
+    restarts by subtracting what came before, so their total must stay below
+    the bound as well (:math:`2^{52}`: a factor of two to spare).  ``total``
+    is the sum of the magnitudes; that they are whole numbers is the
+    caller's check.
+    """
+    return float(total) * n_sums < 2.0**52
+
+
 def _sum_over_classes(a):
     """Sum of ``a`` of shape (n_classes, ...) over its first axis, one class after another.
 

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtree.criteria import EPSILON
+from dtree.criteria import EPSILON, _running_sums_exact
 from dtree.splitting import BestSplitter, RandomSplitter, presort
 from dtree.tree import TREE_LEAF, node_fields
 
@@ -127,23 +127,34 @@ def _child_bounds(criterion, monotonic_cst, feature, bounds, left, right):
 def _sums_are_exact(stats, n_features=1) -> bool:
     """Whether every partial sum of the statistics, over ``n_features`` sweeps, is an exact float.
 
-    True for whole numbers whose total magnitude times ``n_features`` is
-    below :math:`2^{52}` (the bound of :attr:`dtree.splitting._Level.exact_counts`:
-    the sparse search sums the entries of several features in one running
-    sum): class counts with whole or no sample weights
-    (:attr:`dtree.criteria.ClassWeights.exact_sums`), or the squared error's
-    :math:`(w, wy, wy^2)` for whole targets and weights.  Any order of
-    summation then gives the same sums of statistics (not the same sums of
-    their squares: see ``add_nodes``).
+    True for whole numbers within the bound of
+    :func:`dtree.criteria._running_sums_exact` (the one
+    :attr:`dtree.splitting._Level.exact_counts` uses; the sparse search sums
+    the entries of several features in one running sum): class counts with
+    whole or no sample weights (:attr:`dtree.criteria.ClassWeights.exact_sums`),
+    or the squared error's :math:`(w, wy, wy^2)` for whole targets and
+    weights.  Any order of summation then gives the same sums of statistics
+    (not the same sums of their squares: see ``add_nodes``).
     """
     exact = getattr(stats, "exact_sums", None)
     if exact is not None:
         weight = stats.weight
-        total = stats.shape[1] if weight is None else float(weight.sum())
-        return bool(exact) and total * n_features < 2.0**52
+        total = stats.shape[1] if weight is None else weight.sum()
+        return bool(exact) and _running_sums_exact(total, n_features)
     stats = np.asarray(stats)
     return bool(np.all(stats == np.round(stats))
-                and np.abs(stats).sum(axis=1).max(initial=0.0) * n_features < 2.0**52)
+                and _running_sums_exact(np.abs(stats).sum(axis=1).max(initial=0.0), n_features))
+
+
+def _column_by_column(function, *arrays):
+    """``function`` of each column of ``arrays`` (each (n_rows, n)) on its own, shape (n,).
+
+    The column ``j`` of every array is passed as a (n_rows, 1) slice: a node's
+    floats come out as when the node is computed alone (NumPy sums a single
+    column's classes pairwise, several columns' one after another).
+    """
+    return np.concatenate([function(*(a[:, j:j + 1] for a in arrays))
+                           for j in range(arrays[0].shape[1])])
 
 
 def _search(splitter, starts, sizes, totals, bounds):
@@ -330,10 +341,8 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
         # created alone: NumPy sums one column's classes pairwise but several
         # columns' one after another, and a node's floats must not depend on
         # its sibling's.
-        impurity = np.concatenate([criterion.impurity(totals[:, j:j + 1])
-                                   for j in range(sizes.size)])
-        weight = np.concatenate([criterion.weight(totals[:, j:j + 1])
-                                 for j in range(sizes.size)])
+        impurity = _column_by_column(criterion.impurity, totals)
+        weight = _column_by_column(criterion.weight, totals)
         offsets = _exclusive_cumsum(sizes)
         ids = []
         for j in range(sizes.size):
@@ -371,11 +380,11 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
             children = view.totals(_exclusive_cumsum(child_sizes))
             # Each gain from its own columns too (Gini's sum of squared class
             # weights may exceed 2**53, where the order of the classes' sum matters).
-            gain = [float(criterion.improvement(totals[:, j:j + 1], impurity[j:j + 1],
-                                                children[:, 2 * i:2 * i + 1],
-                                                children[:, 2 * i + 1:2 * i + 2],
-                                                total_weight)[0])
-                    for i, j in enumerate(group)]
+            gain = _column_by_column(
+                lambda node, node_impurity, left, right: criterion.improvement(
+                    node, node_impurity[0], left, right, total_weight),
+                totals[:, group], impurity[None, group], children[:, 0::2],
+                children[:, 1::2]).tolist()
             for i, j in enumerate(group):
                 if gain[i] + EPSILON < params.min_impurity_decrease:
                     continue

@@ -81,7 +81,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dtree.criteria import ClassWeights, Gini
+from dtree.criteria import ClassWeights, Gini, _running_sums_exact
 
 __all__ = [
     "FEATURE_THRESHOLD",
@@ -518,7 +518,7 @@ class _Level:
         self.swept_totals = self.totals[:self.n_swept]
         # Class counts whose partial sums (over a block's rows too) are exact floats.
         self.exact_counts = (isinstance(self.stats, ClassWeights) and self.stats.exact_sums
-                             and float(self.totals.sum()) * self.order.shape[0] < 2.0**52)
+                             and _running_sums_exact(self.totals.sum(), self.order.shape[0]))
         # The cut after position p of a segment leaves p - start + 1 samples left:
         # cuts leaving both children min_samples_leaf samples form one run per segment.
         # In segment j the allowed cuts are after positions starts[j] + msl - 1 ..

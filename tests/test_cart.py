@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -860,6 +860,10 @@ def test_siblings_searched_together_grow_the_tree_of_one_search_per_node():
                                    {"splitter": "random", "random_state": 0},
                                    {"monotonic_cst": [1, 0, -1]}]),
            missing=st.booleans())
+    # Siblings of which one only passes min_impurity_decrease (each is held to
+    # its own gain).
+    @example(seed=0, n=44, regression=False, n_classes=3, max_leaf_nodes=4,
+             params={"min_impurity_decrease": 0.02}, missing=False)
     def check(seed, n, regression, n_classes, max_leaf_nodes, params, missing):
         rng = np.random.default_rng(seed)
         X = rng.integers(0, 6, size=(n, 3)).astype(float)
@@ -881,6 +885,14 @@ def test_siblings_searched_together_grow_the_tree_of_one_search_per_node():
     check()
     assert max(m for together, m in most_segments if not together) == 1
     assert max(m for together, m in most_segments if together) == 2   # the joint search ran
+    # A criterion that is not additive (the absolute error) is searched node by
+    # node, even with whole targets.
+    rng = np.random.default_rng(3)
+    X, y = rng.integers(0, 6, size=(80, 3)).astype(float), rng.integers(0, 40, size=80)
+    fit_counting(lambda X, y: DecisionTreeRegressor(criterion="absolute_error",
+                                                    max_leaf_nodes=30).fit(X, y),
+                 X, y.astype(float), together=True)
+    assert most_segments[-1] == (True, 1)
 
 
 def test_sums_are_exact_only_for_whole_numbers_below_two_to_the_53():
