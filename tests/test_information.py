@@ -418,3 +418,23 @@ def test_impurity_decrease_rejects_bad_tables():
         impurity_decrease([[1, -2], [3, 4]])
     with pytest.raises(ValueError, match="sums to 0"):
         impurity_decrease([[0, 0], [0, 0]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["bool", "int8", "uint8", "int64", "uint64"]), st.integers(1, 40),
+       st.integers(0, 2**32 - 1))
+def test_encoding_integers_gives_pandas_sorted_factorize(dtype, n, seed):
+    # dtree._validation.encode's NumPy path for booleans and integers: the
+    # codes and sorted distinct values of pandas' factorize(sort=True).
+    from dtree._validation import encode
+
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    values = (rng.random(n) < 0.5 if info is None
+              else rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True))
+    values = values[rng.integers(0, n, size=n)]           # repeated values
+    codes, uniques = encode(values)
+    expected_codes, expected_uniques = pd.factorize(values, sort=True)
+    np.testing.assert_array_equal(codes, expected_codes)
+    np.testing.assert_array_equal(uniques, np.asarray(expected_uniques))
+    assert codes.dtype == np.intp and uniques.dtype == values.dtype
