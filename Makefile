@@ -3,6 +3,8 @@
 #   make book    build the HTML book into _build/html, executing every notebook
 #   make test    lint, pytest on tests/ and dtree's doctests, nbval on book/, then
 #                the installs (make test-install)
+#   make test-install   the installs: `pip install .` from a copy of the repository,
+#                Binder's steps and a downloaded chapter in fresh environments
 #   make test-fast      lint, then the unit tests without the homework and the
 #                slow ones, and dtree's doctests (3-4 minutes; no notebooks)
 #   make lint    ruff on dtree/, tests/, benchmarks/, book/_ext, book/homework
@@ -60,7 +62,7 @@ BROWSER_XDIST := -n 2 --dist load
   compat-oldest compat-newest
 
 help:
-	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
+	@awk 'NR < 3 {next} /^#$$/ {exit} {print}' Makefile | sed 's/^# \{0,1\}//'
 
 venv: $(TEST_STAMP)
 
