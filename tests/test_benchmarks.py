@@ -5,6 +5,7 @@ ratio is the ratio of the two columns it summarises.
 """
 
 import csv
+import json
 import platform
 import subprocess
 import sys
@@ -265,3 +266,35 @@ def test_committed_multioutput_run_covers_the_grid():
     for row in rows:
         check_ratios(row)
         assert row["sklearn_version"] == PINNED_SKLEARN
+
+
+def test_chapter_benchmark_writes_a_row_per_notebook(tmp_path):
+    """bench_chapters.py: a notebook's code cells, its Run All time and its slowest cell."""
+    notebook = tmp_path / "two_cells.ipynb"
+    notebook.write_text(json.dumps({
+        "cells": [{"cell_type": "markdown", "id": "text", "metadata": {}, "source": "# A"},
+                  {"cell_type": "code", "id": "quick", "metadata": {}, "outputs": [],
+                   "execution_count": None, "source": "x = 1"},
+                  {"cell_type": "code", "id": "slow", "metadata": {}, "outputs": [],
+                   "execution_count": None, "source": "import time\ntime.sleep(0.5)"}],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                    "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    out = run_bench(str(notebook), "--csv", "chapters.csv", cwd=tmp_path,
+                    script="bench_chapters.py")
+    header, rows = read(tmp_path / "chapters.csv")
+    assert header == _benchmark_module("bench_chapters").CSV_COLUMNS
+    (row,) = rows
+    assert (row["code_cells"], row["slowest_cell"]) == ("2", "slow")
+    assert 0.5 <= float(row["slowest_cell_s"]) <= float(row["run_all_s"])
+    assert len(out.splitlines()) == 2
+
+
+def test_committed_chapter_run_covers_the_book():
+    """results_chapters.csv: every notebook of _toc.yml, once, in its order."""
+    bench_chapters = _benchmark_module("bench_chapters")
+    header, rows = read(BENCHMARKS / "results_chapters.csv")
+    assert header == bench_chapters.CSV_COLUMNS
+    assert [r["notebook"] for r in rows] == bench_chapters.toc_notebooks()
+    for row in rows:
+        assert float(row["slowest_cell_s"]) <= float(row["run_all_s"])
