@@ -438,3 +438,16 @@ def test_encoding_integers_gives_pandas_sorted_factorize(dtype, n, seed):
     np.testing.assert_array_equal(codes, expected_codes)
     np.testing.assert_array_equal(uniques, np.asarray(expected_uniques))
     assert codes.dtype == np.intp and uniques.dtype == values.dtype
+
+
+def test_big_endian_integer_labels_are_encoded_like_native_ones():
+    # pandas' factorize refuses big-endian buffers; NumPy's unique takes them.
+    from dtree._validation import encode
+
+    labels = np.array([7, -2, 7, 300, -2], dtype=">i4")
+    codes, uniques = encode(labels)
+    native_codes, native_uniques = encode(labels.astype("<i4"))
+    np.testing.assert_array_equal(codes, native_codes)
+    assert uniques.tolist() == native_uniques.tolist() == [-2, 7, 300]
+    assert information_gain_from_labels(np.array([0, 1, 0, 1, 1], dtype=">i8"), labels) == \
+        information_gain_from_labels(np.array([0, 1, 0, 1, 1]), labels.astype("<i4"))
