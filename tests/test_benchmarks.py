@@ -268,6 +268,7 @@ def test_committed_multioutput_run_covers_the_grid():
         assert row["sklearn_version"] == PINNED_SKLEARN
 
 
+@pytest.mark.book   # nbclient and PyYAML: the book's environment (not test-compat's)
 def test_chapter_benchmark_writes_a_row_per_notebook(tmp_path):
     """bench_chapters.py: a notebook's code cells, its Run All time and its slowest cell."""
     notebook = tmp_path / "two_cells.ipynb"
@@ -290,6 +291,7 @@ def test_chapter_benchmark_writes_a_row_per_notebook(tmp_path):
     assert len(out.splitlines()) == 2
 
 
+@pytest.mark.book
 def test_committed_chapter_run_covers_the_book():
     """results_chapters.csv: every notebook of _toc.yml, once, in its order."""
     bench_chapters = _benchmark_module("bench_chapters")
