@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 from datetime import datetime
 from pathlib import Path
+
+from bench_fit import environment
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL_S = 30.0
 CSV_COLUMNS = ["notebook", "code_cells", "run_all_s", "slowest_cell", "slowest_cell_s",
-               "dtree_version", "python_version", "machine"]
+               "dtree_version", "sklearn_version", "numpy_version", "python_version", "machine"]
 
 
 def toc_notebooks(root=ROOT):
@@ -78,10 +79,7 @@ def main(argv=None):
     parser.add_argument("--csv", metavar="PATH", help="also write the rows to this CSV file")
     args = parser.parse_args(argv)
 
-    import dtree
-
-    machine = {"dtree_version": dtree.__version__, "python_version": platform.python_version(),
-               "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs"}
+    machine = environment()     # the versions and the machine, as in the other benchmarks
     names = args.notebooks or toc_notebooks()
     rows = []
     print(f"{'notebook':<40}{'cells':>6}{'Run All (s)':>13}{'slowest cell (s)':>18}", flush=True)

@@ -380,11 +380,11 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
             children = view.totals(_exclusive_cumsum(child_sizes))
             # Each gain from its own columns too (Gini's sum of squared class
             # weights may exceed 2**53, where the order of the classes' sum matters).
-            gain = _column_by_column(
-                lambda node, node_impurity, left, right: criterion.improvement(
-                    node, node_impurity[0], left, right, total_weight),
-                totals[:, group], impurity[None, group], children[:, 0::2],
-                children[:, 1::2]).tolist()
+            def node_gain(node, node_impurity, left, right):    # one node's columns
+                return criterion.improvement(node, node_impurity[0], left, right, total_weight)
+
+            gain = _column_by_column(node_gain, totals[:, group], impurity[None, group],
+                                     children[:, 0::2], children[:, 1::2]).tolist()
             for i, j in enumerate(group):
                 if gain[i] + EPSILON < params.min_impurity_decrease:
                     continue
