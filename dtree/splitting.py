@@ -124,6 +124,13 @@ SMALL_FIT, SMALL_FIT_BLOCKS = 1 << 13, 4
 # classes_100, entropy, max_depth=10: 19.6 s with pieces of BLOCK_CELLS cuts
 # of 100 classes, 9.8 s with these; measured on an AVX2 EPYC).
 PROXY_CELLS = 1 << 17
+# With 3 to MANY_STATS statistics, a quarter of it (_proxy_cells): pieces of
+# 1 MiB then made glibc's malloc hand the freed temporaries back to the system
+# and fault them in anew at every piece (classes_10, gini: 1.1 s a fit with
+# 1 MiB pieces, 0.5 s with 256 KiB ones, and 0.5 s with 1 MiB pieces when
+# MALLOC_TRIM_THRESHOLD_ and MALLOC_MMAP_THRESHOLD_ keep the memory), while
+# two statistics (breast cancer: a level in one piece) and more than
+# MANY_STATS (classes_100: a few cuts per piece) are faster with the larger pieces.
 
 # At most this many (statistic, feature, position) cells in one array of
 # children's statistics (4 MiB of float64): with many classes (one statistic
@@ -138,6 +145,11 @@ SWEEP_CELLS, MANY_STATS = 1 << 19, 16
 def _sweep_cells(n_swept):
     """SWEEP_CELLS for ``n_swept`` statistics per position (a quarter beyond MANY_STATS)."""
     return SWEEP_CELLS if n_swept <= MANY_STATS else SWEEP_CELLS // 4
+
+
+def _proxy_cells(n_stats):
+    """PROXY_CELLS for ``n_stats`` statistics per cut (a quarter for 3 to MANY_STATS)."""
+    return PROXY_CELLS // 4 if 2 < n_stats <= MANY_STATS else PROXY_CELLS
 
 # A float32 copy of X by features (feature_columns) for X of at least this many
 # features and bytes: each row then spans four or more cache lines of float64,
@@ -879,7 +891,7 @@ def _counted_scores(level, O, cand, node, lo, carry):
     cut_left, carry = _class_counts_at_cuts(level.stats, O, cand, level.starts, lo, carry)
     flat_node = node.reshape(node.shape[0], c)
     scored = np.empty(at.size)
-    step = max(1, min(level.cells, PROXY_CELLS // level.n_swept))
+    step = max(1, min(level.cells, _proxy_cells(level.n_swept) // level.n_swept))
     for i in range(0, at.size, step):
         piece = slice(i, i + step)
         scored[piece] = _proxy_at(level.criterion, cut_left[:, piece],
@@ -1139,7 +1151,7 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None)
     ``totals - left``.  Only the candidates are scored (the cuts between
     distinct values, a few where values are tied or features constant), in
     pieces of about ``cells`` cuts (default BLOCK_CELLS; a quarter of it where
-    few are candidates) and at most PROXY_CELLS statistics, so that the
+    few are candidates) and at most _proxy_cells statistics, so that the
     proxy's temporaries stay small: every score is the float the proxy gives
     on the whole arrays (it works elementwise after the statistics axis, which
     it sums one row after another; a piece of one cut is scored twice, as
@@ -1151,7 +1163,7 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None)
     b, c = cand.shape
     n_cand = np.count_nonzero(cand)
     if 4 * n_cand > cand.size:       # mostly candidates: score every cut, in blocks
-        step = max(1, min(cells, PROXY_CELLS // left.shape[0]) // b)
+        step = max(1, min(cells, _proxy_cells(left.shape[0]) // left.shape[0]) // b)
         with np.errstate(divide="ignore", invalid="ignore"):
             for lo in range(0, c, step):
                 chunk = slice(lo, lo + step)
@@ -1167,7 +1179,7 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None)
         np.copyto(score, -np.inf, where=~cand)
         return score
     # Few candidates: all at once; many: a block of positions at a time.
-    cells = min(cells // 4, PROXY_CELLS // left.shape[0])
+    cells = min(cells // 4, _proxy_cells(left.shape[0]) // left.shape[0])
     step = c if n_cand <= cells else max(1, cells // b)
     for lo in range(0, c, step):
         row, col = np.nonzero(cand[:, lo:lo + step])

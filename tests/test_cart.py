@@ -503,6 +503,7 @@ def test_proxy_pieces_of_one_cut_score_as_wider_pieces(monkeypatch, criterion):
     totals = np.repeat(left[:, :, -1:] + rng.random((13, 1, 1)), 41, axis=2)
     cand = np.ones((1, 41), bool)
     whole = _score(crit, left, totals, cand, 0.0, cells=1 << 14)
+    monkeypatch.setattr(dtree.splitting, "MANY_STATS", 0)    # pieces of PROXY_CELLS for 13 stats
     for proxy_cells in (13, 13 * 2, 13 * 5):     # pieces of 1 cut, of 2 and 5 with a last of 1
         monkeypatch.setattr(dtree.splitting, "PROXY_CELLS", proxy_cells)
         for mwl in (0.0, 1e-9):
