@@ -15,7 +15,7 @@ script times the shapes of issue 22, each a named data set (``DATASETS``):
 For each data set, criterion and depth (full depth, ``max_depth=10``) it prints
 and optionally writes (``--csv``) the fit and predict times of dtree and
 scikit-learn, best of ``--repeat`` (predict, and the fits of the data sets below
-``MEMORY_MIN_N`` rows, which last milliseconds: at least ``PREDICT_REPEAT``), the
+``MEMORY_MIN_N`` rows, most of which last milliseconds: at least ``PREDICT_REPEAT``), the
 two libraries alternating, their ratios dtree / scikit-learn, and from
 n = 10⁴ on the peak memory of one fit in a fresh process (as ``bench_fit.py``
 measures it). ``--multiway`` instead times ID3 and C4.5 on 10⁵ rows with a
@@ -40,7 +40,10 @@ REGRESSION = ["squared_error", "friedman_mse", "poisson", "absolute_error"]
 # scikit-learn's absolute error keeps sorted medians: O(n²) per node and feature,
 # minutes beyond a few thousand rows; it is timed on the small data sets only.
 ABSOLUTE_ERROR_MAX_N = 10_000
-MEMORY_MIN_N = 10_000  # below it scikit-learn's whole fit is a fraction of a MiB
+# Below it scikit-learn's whole fit is a fraction of a MiB (no memory is measured),
+# and fits are the best of at least PREDICT_REPEAT: the bundled data sets' last
+# milliseconds, where a best of 3 is the machine's noise (the wide table's take seconds).
+MEMORY_MIN_N = 10_000
 
 CSV_COLUMNS = ["dataset", "task", "criterion", "n_samples", "n_features", "n_classes",
                "max_depth", "dtree_fit_s", "sklearn_fit_s", "fit_ratio",
@@ -250,7 +253,7 @@ def main():
             for depth in depths(name):
                 ours, theirs = estimators(task, criterion, depth)
                 repeat = args.repeat if n < 10**6 else min(args.repeat, 3)
-                # fits of milliseconds: a best of 3 is the machine's noise, not dtree's
+                # below MEMORY_MIN_N rows, at least PREDICT_REPEAT fits (see there)
                 fit_repeat = max(repeat, PREDICT_REPEAT) if n < MEMORY_MIN_N else repeat
                 t_ours, t_theirs = best_times([lambda: ours.fit(X, y), lambda: theirs.fit(X, y)],
                                               fit_repeat)

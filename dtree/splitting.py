@@ -1151,8 +1151,8 @@ def _score(criterion, left, totals, cand, min_weight_leaf, out=None, cells=None)
     ``totals - left``.  Only the candidates are scored (the cuts between
     distinct values, a few where values are tied or features constant), in
     pieces of about ``cells`` cuts (default BLOCK_CELLS; a quarter of it where
-    few are candidates) and at most _proxy_cells statistics, so that the
-    proxy's temporaries stay small: every score is the float the proxy gives
+    few are candidates) and at most ``_proxy_cells(n_stats)`` (statistic, cut)
+    cells, so that the proxy's temporaries stay small: every score is the float the proxy gives
     on the whole arrays (it works elementwise after the statistics axis, which
     it sums one row after another; a piece of one cut is scored twice, as
     NumPy would sum a single column pairwise).  Written into ``out`` if given.
