@@ -100,7 +100,10 @@ def measure_peak_fit(setup):
     path, that defines ``X``, ``y`` and ``estimator``.  Linux: writing 5 to
     /proc/self/clear_refs resets the peak (VmHWM) to the current RSS, so the
     peak of making the data does not count.  Before it, a fit on 50 rows loads
-    whatever ``fit`` imports lazily, and glibc's ``malloc_trim(0)`` hands the
+    whatever ``fit`` imports lazily, and a fit of the same ``X`` loads the
+    compiled sweep of ``X``'s types (``dtree.kernels``: Numba compiles, or loads
+    from its cache, one version per array type, once per process, as
+    scikit-learn loads its compiled code on import); glibc's ``malloc_trim(0)`` then hands the
     heap's free pages back to the system: without it, a fit that reuses pages
     freed while the data were made (scikit-learn's float32 copy of X, for one)
     would not show them in its RSS.
@@ -114,6 +117,7 @@ def status_kib(key):
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(key + ":"))
 clone(estimator).fit(X[:50], y[:50])
+clone(estimator).fit(X, y)
 try:
     ctypes.CDLL("libc.so.6").malloc_trim(0)
 except (OSError, AttributeError):   # not glibc: the baseline may include free heap pages

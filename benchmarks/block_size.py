@@ -20,7 +20,9 @@ first line names the versions and the machine (``bench_fit.environment``);
 ``block_size.txt`` is a committed run.
 
 The absolute error scores its own blocks (``AbsoluteError.block_cells``),
-which this script leaves as they are.
+which this script leaves as they are.  The block size is a parameter of the
+NumPy sweep: the script turns the compiled one off (``DTREE_NUMBA=0``, here and
+in the processes that measure memory), which has no blocks.
 
     .venv/bin/python benchmarks/block_size.py                      # n = 1e3, blocks 2^8, 2^11, 2^12, 2^14, 2^16
     .venv/bin/python benchmarks/block_size.py --blocks 2048 16384 --criteria gini
@@ -31,11 +33,14 @@ Nothing is asserted about time or memory: these are measurements to read.
 from __future__ import annotations
 
 import argparse
+import os
 
-import numpy as np
+os.environ["DTREE_NUMBA"] = "0"           # the NumPy sweep, before dtree is imported
 
-import dtree.splitting
-from bench_fit import CRITERIA, best_times, data, environment, estimators, peak_fit_mib
+import numpy as np  # noqa: E402
+
+import dtree.splitting  # noqa: E402
+from bench_fit import CRITERIA, best_times, data, environment, estimators, peak_fit_mib  # noqa: E402
 
 DEFAULT_BLOCK = dtree.splitting.BLOCK_CELLS
 dtree.splitting.SMALL_FIT_BLOCKS = 1      # the block is BLOCK_CELLS at every n

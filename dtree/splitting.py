@@ -81,7 +81,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dtree.criteria import ClassWeights, Gini, _running_sums_exact
+from dtree import kernels
+from dtree.criteria import (
+    ClassWeights,
+    Entropy,
+    FriedmanMSE,
+    Gini,
+    Poisson,
+    SquaredError,
+    _running_sums_exact,
+)
 
 __all__ = [
     "FEATURE_THRESHOLD",
@@ -1370,6 +1379,68 @@ def _segment_ranges(X, order, starts):
 
 
 
+# The criteria of dtree.kernels, by class (one output; the kernels' proxies).
+_KERNEL_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
+                    SquaredError: kernels.SQUARED_ERROR, FriedmanMSE: kernels.FRIEDMAN_MSE,
+                    Poisson: kernels.POISSON}
+
+
+def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=None):
+    """:func:`best_splits` in one compiled call (:mod:`dtree.kernels`), or None.
+
+    For the common case: dense ``X`` without missing values, one of the
+    criteria of ``_KERNEL_CRITERIA`` (one output), no monotonicity constraint
+    (``bounds`` None), no random thresholds, Numba installed and enabled
+    (:func:`dtree.kernels.available`).  Otherwise, or where a proxy is NaN,
+    None: the caller runs :func:`best_splits`.  ``constant`` (n_segments,
+    n_features) is read and updated as :func:`best_splits` does.
+    """
+    criterion, stats = splitter.criterion, splitter.stats
+    code = _KERNEL_CRITERIA.get(criterion)
+    classes = type(stats) is ClassWeights
+    if (code is None or not kernels.available() or bounds is not None
+            or options.thresholds is not None or splitter.has_missing.any()
+            or classes != (code in (kernels.GINI, kernels.ENTROPY))
+            or not starts.size or not np.all(sizes > 0)):
+        return None
+    n_segments, n_features = constant.shape
+    proxy = np.full(n_segments, -np.inf)
+    feature = np.full(n_segments, -1, dtype=np.intp)
+    position = np.zeros(n_segments, dtype=np.intp)
+    rank = np.full(n_segments, np.iinfo(np.intp).max)
+    by_feature = splitter.columns is not None
+    values = splitter.columns if by_feature else splitter.X
+    use_mask, use_rank = options.feature_mask is not None, options.feature_rank is not None
+    mask = options.feature_mask if use_mask else np.ones((1, 1), bool)
+    ranks = (options.feature_rank.astype(np.intp, copy=False) if use_rank
+             else np.zeros((1, 1), np.intp))
+    rules = (splitter.min_samples_leaf, float(splitter.min_weight_leaf))
+    totals = np.ascontiguousarray(totals, dtype=np.float64)
+    if classes:
+        has_weight = stats.weight is not None
+        weight = stats.weight if has_weight else np.ones(1)
+        ok = kernels.search_classes(
+            values, by_feature, splitter.order, starts, sizes, stats.codes, weight, has_weight,
+            totals, code, *rules, bool(stats.exact_sums), use_mask, mask, use_rank, ranks,
+            constant, proxy, feature, position, rank)
+    else:
+        ok = kernels.search_regression(
+            values, by_feature, splitter.order, starts, sizes, stats, totals, code, *rules,
+            use_mask, mask, use_rank, ranks, constant, proxy, feature, position, rank)
+    if not ok:
+        return None
+    found = SplitResult.empty(n_segments)
+    segs = np.flatnonzero(feature >= 0)
+    f, p = feature[segs], position[segs]
+    lower = feature_values(splitter.X, splitter.order[f, p], f).astype(np.float64)
+    upper = feature_values(splitter.X, splitter.order[f, p + 1], f).astype(np.float64)
+    cut = p - starts[segs] + 1
+    # No missing value in training: NaN goes to the larger child at predict time.
+    found.update(segs, feature=f, threshold=midpoint(lower, upper), cut=cut, n_left=cut,
+                 missing_go_to_left=cut > sizes[segs] - cut, proxy=proxy[segs])
+    return found
+
+
 class BestSplitter:
     """The split search of CART (scikit-learn's ``splitter="best"``): every midpoint.
 
@@ -1458,14 +1529,21 @@ class BestSplitter:
         return self.criterion.node_stats(self.stats, self.order[0], starts)
 
     def search(self, starts, sizes, totals, bounds=None):
-        """Each segment's best split (``feature == -1``: none), with :func:`best_splits`."""
+        """Each segment's best split (``feature == -1``: none), with :func:`best_splits`.
+
+        Where :func:`compiled_splits` applies (the common case, with Numba),
+        it finds the same splits in one compiled call.
+        """
         constant = self._known_constant(starts, sizes)
-        found = best_splits(self.X, self.order, starts, sizes, self.stats, totals,
-                            self.criterion, min_samples_leaf=self.min_samples_leaf,
-                            min_weight_leaf=self.min_weight_leaf, has_missing=self.has_missing,
-                            options=self.options(starts, sizes), constant=constant,
-                            monotonic_cst=self.monotonic_cst, bounds=bounds,
-                            columns=self.columns)
+        options = self.options(starts, sizes)
+        found = compiled_splits(self, starts, sizes, totals, options, constant, bounds)
+        if found is None:
+            found = best_splits(self.X, self.order, starts, sizes, self.stats, totals,
+                                self.criterion, min_samples_leaf=self.min_samples_leaf,
+                                min_weight_leaf=self.min_weight_leaf,
+                                has_missing=self.has_missing, options=options,
+                                constant=constant, monotonic_cst=self.monotonic_cst,
+                                bounds=bounds, columns=self.columns)
         self._constant = (starts, sizes, constant)
         return found
 
@@ -1484,8 +1562,14 @@ class BestSplitter:
 
     def split(self, starts, sizes, found: SplitResult):
         """Partition every segment by ``found`` (every segment splits), in place."""
-        left = goes_left(self.order, starts, sizes, found, self.X.shape[0])
-        partition(self.order, starts, sizes, found.n_left, left)
+        if kernels.available():      # goes_left and partition, compiled: the same order
+            kernels.partition_level(self.order, starts, sizes, found.feature, found.cut,
+                                    found.n_missing, found.missing_left,
+                                    np.zeros(self.X.shape[0], bool),
+                                    np.empty(self.order.shape[1], self.order.dtype))
+        else:
+            left = goes_left(self.order, starts, sizes, found, self.X.shape[0])
+            partition(self.order, starts, sizes, found.n_left, left)
         constant = self._known_constant(starts, sizes)
         child_sizes = np.column_stack([found.n_left, sizes - found.n_left]).ravel()
         child_starts = np.concatenate(([0], np.cumsum(child_sizes)[:-1]))

@@ -124,7 +124,8 @@ def test_a_broken_optional_package_is_not_reported_as_missing(monkeypatch, tmp_p
 
 
 def test_dtree_imports_without_the_optional_packages():
-    """`import dtree` needs NumPy, pandas and SciPy only (a fresh interpreter)."""
+    """`import dtree` needs NumPy, pandas and SciPy only (a fresh interpreter; Numba
+    comes with the first fit, tests/test_kernels.py)."""
     blocked = ["matplotlib", "graphviz", "sklearn", "IPython", "cycler"]
     code = textwrap.dedent(f"""
         import sys
@@ -153,9 +154,9 @@ def test_license_is_an_spdx_expression():
     assert not requirement.specifier.contains("76.1.0")
 
 
-def test_the_library_depends_on_numpy_pandas_and_scipy_alone():
+def test_the_library_depends_on_numpy_pandas_scipy_and_numba_alone():
     names = {Requirement(r).name for r in PYPROJECT["project"]["dependencies"]}
-    assert names == {"numpy", "pandas", "scipy"}
+    assert names == {"numpy", "pandas", "scipy", "numba"}
 
 
 def test_extras():

@@ -24,7 +24,14 @@ MiB = 1 << 20
 
 
 def peak_bytes(call):
-    """Largest memory (bytes) traced while ``call()`` runs."""
+    """Largest memory (bytes) traced while ``call()`` runs, the second time it runs.
+
+    The first, untraced call loads what a process loads once: Numba and the
+    compiled sweep (:mod:`dtree.kernels`) for the arrays' types, whose Python
+    objects tracemalloc would count.  ``benchmarks/`` measures the same way
+    (a warm-up fit first).
+    """
+    call()
     tracemalloc.start()
     try:
         call()

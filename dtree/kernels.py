@@ -1,0 +1,319 @@
+r"""The sorted sweep and the partition of a tree level, compiled (Numba).
+
+:func:`dtree.splitting.best_splits` scores a level of a tree with a few
+hundred NumPy calls, vectorised over its nodes and features: on small data
+(iris, a few milliseconds a fit) the fixed cost of those calls, not the
+arithmetic, is the fit's time.  The functions here do the same sweep in one
+compiled call per level, one node and one feature at a time, as
+scikit-learn's splitter does: along a node's samples sorted by the feature,
+the left child's statistics are a running sum (a class's weight, or
+:math:`w` and :math:`wy`), the right child's the node's total minus them,
+and every cut between two distinct values (as float32) that leaves
+``min_samples_leaf`` samples on both sides is scored with the criterion's
+proxy (:meth:`dtree.criteria.Criterion.proxy`).  A feature found constant in
+a node is recorded (``constant``) and its values are not read again in the
+node's descendants, and a node's running sums start afresh where every
+partial sum is an exact float, so that the search skips those features.
+
+The splits are those of :func:`~dtree.splitting.best_splits`, with its tie
+rules (the largest proxy; ties to the lowest feature rank, then the lowest
+threshold), float for float where the sums are exact (class counts, whole
+weights) and the proxy takes no logarithm (Gini, squared error, Friedman's
+MSE): the running sums restart at each node exactly as the level's sweep
+does (by adding the sample's statistics minus the previous node's total),
+and each proxy is computed with NumPy's operations in NumPy's order.  The
+entropy and Poisson proxies take :math:`\log_2` from the C library, which can
+differ from NumPy's vectorised ``log2`` in the last bit (NumPy's AVX-512 code;
+on other CPUs NumPy calls the C library too), so that a near-tie there may
+fall the other way.  :func:`dtree.splitting.reference_split` is the short
+version of the same search that the book prints; ``tests/test_kernels.py``
+holds the three equal.
+
+What is compiled is only the common case: dense ``X`` without missing values,
+an additive criterion of one output, no monotonicity constraint, every
+midpoint a candidate (``splitter="best"``).  Everything else, and every
+level whose proxy gives a NaN somewhere, goes through the NumPy sweep.
+Numba is imported on the first fit that needs it; without it (or with the
+environment variable ``DTREE_NUMBA=0``) every level goes through NumPy, with
+the same trees.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+__all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
+           "available", "partition_level", "search_classes", "search_regression"]
+
+#: Whether the compiled sweep is used (where Numba is installed); the
+#: environment variable ``DTREE_NUMBA=0`` turns it off, and tests set it to
+#: False to compare the NumPy sweep with it.
+ENABLED = os.environ.get("DTREE_NUMBA", "1") != "0"
+
+# The criteria the kernels compute (dtree.criteria's proxies).
+GINI, ENTROPY, SQUARED_ERROR, FRIEDMAN_MSE, POISSON = range(5)
+
+EPSILON = np.finfo(np.float64).eps          # dtree.criteria.EPSILON (Poisson's guard)
+
+_COMPILED = []         # the functions below, in order: compiled together on first use
+_STATE = {}            # "numba": the module, or None where it cannot be imported
+
+
+def _jit(function):
+    """Mark ``function`` for compilation (numba.njit) when :func:`available` is first asked."""
+    _COMPILED.append(function.__name__)
+    return function
+
+
+def available() -> bool:
+    """Whether the compiled sweep is installed and enabled (:data:`ENABLED`).
+
+    The first call imports Numba (about 0.3 s; ``import dtree`` does not) and
+    replaces the functions of this module by their compiled versions, which
+    Numba compiles on their first call and caches on disk (``__pycache__``).
+    """
+    if not ENABLED:
+        return False
+    if "numba" not in _STATE:
+        try:
+            import numba
+        except ImportError:          # the NumPy sweep does everything
+            numba = None
+        _STATE["numba"] = numba
+        if numba is not None:
+            names = globals()
+            for name in _COMPILED:   # helpers first: the callers find them compiled
+                names[name] = numba.njit(cache=True, nogil=True, error_model="numpy")(names[name])
+    return _STATE["numba"] is not None
+
+
+@_jit
+def _weighted_impurity(c, criterion):
+    """:math:`W\\,i(c)` of class weights ``c`` (n_classes,): Gini or entropy.
+
+    NumPy's order of operations (``dtree.criteria.Gini.weighted_impurity``,
+    ``Entropy``): the classes summed one after another.
+    """
+    total = 0.0
+    for k in range(c.shape[0]):
+        total += c[k]
+    acc = 0.0
+    if criterion == GINI:                    # W (1 - sum_k c_k^2 / W^2)
+        for k in range(c.shape[0]):
+            acc += c[k] * c[k]
+        return (1.0 - acc / (total * total)) * total
+    for k in range(c.shape[0]):              # W * -sum_k p_k log2 p_k
+        p = c[k] / total
+        if p > 0:
+            acc += p * np.log2(p)
+    return total * (-acc + 0.0)
+
+
+@_jit
+def _regression_proxy(w_left, s_left, w_right, s_right, criterion):
+    """The proxy of a cut from the children's weights and weighted sums of y."""
+    if criterion == SQUARED_ERROR:           # S_L^2 / W_L + S_R^2 / W_R
+        return s_left * s_left / w_left + s_right * s_right / w_right
+    if criterion == FRIEDMAN_MSE:            # (W_R S_L - W_L S_R)^2 / (W_L W_R)
+        diff = w_right * s_left - w_left * s_right
+        return diff * diff / (w_left * w_right)
+    if s_left <= EPSILON or s_right <= EPSILON:   # Poisson: positive sums only
+        return -np.inf
+    return s_left * np.log2(s_left / w_left) + s_right * np.log2(s_right / w_right)
+
+
+@_jit
+def _gap(values, by_feature, f, a, b):
+    """Whether sample ``b``'s value of feature ``f`` exceeds sample ``a``'s, in float32."""
+    if by_feature:
+        return np.float32(values[f, b]) > np.float32(values[f, a])
+    return np.float32(values[b, f]) > np.float32(values[a, f])
+
+
+@_jit
+def _keep(j, proxy, f, p, use_rank, rank, out_proxy, out_feature, out_position, out_rank):
+    """Make feature ``f``'s cut after ``p`` segment ``j``'s best if it beats it (ties: rank)."""
+    r = rank[j, f] if use_rank else f
+    if proxy > out_proxy[j] or (proxy == out_proxy[j] and r < out_rank[j]):
+        out_proxy[j], out_feature[j], out_position[j], out_rank[j] = proxy, f, p, r
+
+
+@_jit
+def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_weight,
+                   totals, criterion, min_samples_leaf, min_weight_leaf, exact,
+                   use_mask, mask, use_rank, rank, constant,
+                   out_proxy, out_feature, out_position, out_rank):
+    """Best cut of every segment of a level for Gini or entropy; False if a proxy is NaN.
+
+    Parameters
+    ----------
+    values : ndarray, float32 or float64
+        ``X`` of shape (n_samples, n_features), or ``float32(X).T`` of shape
+        (n_features, n_samples) if ``by_feature``.
+    order : ndarray of shape (n_features, m), unsigned int
+        The segments sorted by each feature (:class:`dtree.splitting.BestSplitter`).
+    starts, sizes : ndarray of shape (n_segments,), int
+    codes : ndarray of shape (n_samples,), unsigned int
+        Class of each sample; ``weight`` its weight if ``has_weight`` (else 1).
+    totals : ndarray of shape (n_classes, n_segments), float64
+        Each segment's class weights (``criterion.node_stats``).
+    criterion : int
+        :data:`GINI` or :data:`ENTROPY`.
+    min_samples_leaf, min_weight_leaf
+        The smallest children allowed.
+    exact : bool
+        Every partial sum is an exact float: each segment's sums start at 0
+        (the same floats), and segments of features known constant are skipped.
+    use_mask, mask : bool, ndarray of shape (n_segments, n_features), bool
+        The features each segment may use (``max_features``).
+    use_rank, rank : bool, ndarray of shape (n_segments, n_features), int
+        Tie ranks (lower first); otherwise the feature index.
+    constant : ndarray of shape (n_segments, n_features), bool
+        Features known constant in a segment (not read); set where found constant.
+    out_proxy, out_feature, out_position, out_rank : ndarray of shape (n_segments,)
+        The best proxy (-inf), its feature (-1), the position after which it
+        cuts and its rank; filled in.
+    """
+    n_features = order.shape[0]
+    n_classes = totals.shape[0]
+    left = np.zeros(n_classes)
+    right = np.empty(n_classes)
+    for f in range(n_features):
+        left[:] = 0.0
+        for j in range(starts.shape[0]):
+            start, end = starts[j], starts[j] + sizes[j]
+            skip = constant[j, f] or (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf
+            if exact:
+                left[:] = 0.0
+                if skip:
+                    continue
+            varies = False
+            best, best_p = -np.inf, -1
+            for p in range(start, end):
+                s = order[f, p]
+                w = weight[s] if has_weight else 1.0
+                if p == start and j > 0 and not exact:
+                    # The level's running sum restarts here (segment_prefix_sums):
+                    # + (statistics - previous segment's total), class by class.
+                    for k in range(n_classes):
+                        left[k] = left[k] + ((w if codes[s] == k else 0.0) - totals[k, j - 1])
+                else:
+                    left[codes[s]] += w
+                if skip or p == end - 1 or not _gap(values, by_feature, f, s, order[f, p + 1]):
+                    continue
+                varies = True
+                n_left = p - start + 1
+                if n_left < min_samples_leaf or sizes[j] - n_left < min_samples_leaf:
+                    continue
+                for k in range(n_classes):
+                    right[k] = totals[k, j] - left[k]
+                proxy = -_weighted_impurity(right, criterion) - _weighted_impurity(left, criterion)
+                if proxy != proxy:
+                    return False
+                if min_weight_leaf > 0:
+                    w_left, w_right = 0.0, 0.0
+                    for k in range(n_classes):
+                        w_left += left[k]
+                        w_right += right[k]
+                    if w_left < min_weight_leaf or w_right < min_weight_leaf:
+                        proxy = -np.inf
+                if proxy > best:
+                    best, best_p = proxy, p
+            if not skip:
+                constant[j, f] = not varies
+                if best > -np.inf:
+                    _keep(j, best, f, best_p, use_rank, rank, out_proxy, out_feature,
+                          out_position, out_rank)
+    return True
+
+
+@_jit
+def search_regression(values, by_feature, order, starts, sizes, stats, totals, criterion,
+                      min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank,
+                      constant, out_proxy, out_feature, out_position, out_rank):
+    """:func:`search_classes` for the squared error, Friedman's MSE and Poisson.
+
+    ``stats`` (n_stats, n_samples) and ``totals`` (n_stats, n_segments) hold
+    :math:`w` and :math:`wy` in their first two rows; the running sums go on
+    across segments (the level's floats), so every position is summed.
+    """
+    n_features = order.shape[0]
+    for f in range(n_features):
+        w_left, s_left = 0.0, 0.0
+        for j in range(starts.shape[0]):
+            start, end = starts[j], starts[j] + sizes[j]
+            skip = constant[j, f] or (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf
+            w_node, s_node = totals[0, j], totals[1, j]
+            varies = False
+            best, best_p = -np.inf, -1
+            for p in range(start, end):
+                s = order[f, p]
+                if p == start and j > 0:     # + (statistics - previous segment's total)
+                    w_left = w_left + (stats[0, s] - totals[0, j - 1])
+                    s_left = s_left + (stats[1, s] - totals[1, j - 1])
+                else:
+                    w_left += stats[0, s]
+                    s_left += stats[1, s]
+                if skip or p == end - 1 or not _gap(values, by_feature, f, s, order[f, p + 1]):
+                    continue
+                varies = True
+                n_left = p - start + 1
+                if n_left < min_samples_leaf or sizes[j] - n_left < min_samples_leaf:
+                    continue
+                w_right, s_right = w_node - w_left, s_node - s_left
+                proxy = _regression_proxy(w_left, s_left, w_right, s_right, criterion)
+                if proxy != proxy:
+                    return False
+                if min_weight_leaf > 0 and (w_left < min_weight_leaf or w_right < min_weight_leaf):
+                    proxy = -np.inf
+                if proxy > best:
+                    best, best_p = proxy, p
+            if not skip:
+                constant[j, f] = not varies
+                if best > -np.inf:
+                    _keep(j, best, f, best_p, use_rank, rank, out_proxy, out_feature,
+                          out_position, out_rank)
+    return True
+
+
+@_jit
+def partition_level(order, starts, sizes, feature, cut, n_missing, missing_left, goes_left,
+                    buffer):
+    """Stably split every segment of ``order`` (n_features, m) by its split, in place.
+
+    :func:`dtree.splitting.goes_left` and :func:`dtree.splitting.partition`
+    in one pass: segment ``j``'s first ``cut[j]`` samples in the order of
+    ``feature[j]`` go left, its last ``n_missing[j]`` go left if
+    ``missing_left[j]``, the others right; every feature's row of the segment
+    then holds its left samples, then its right ones, each in their order.
+    ``goes_left`` (n_samples,) bool and ``buffer`` (m,) of ``order``'s type are
+    scratch space.
+    """
+    for j in range(starts.shape[0]):
+        start, size = starts[j], sizes[j]
+        f = feature[j]
+        for i in range(size):
+            s = order[f, start + i]
+            if i < cut[j]:
+                goes_left[s] = True
+            elif i < size - n_missing[j]:
+                goes_left[s] = False
+            else:
+                goes_left[s] = missing_left[j]
+    for g in range(order.shape[0]):
+        for j in range(starts.shape[0]):
+            start, size = starts[j], sizes[j]
+            n_left = 0
+            n_right = 0
+            for i in range(start, start + size):      # left ones in place, right ones aside
+                s = order[g, i]
+                if goes_left[s]:
+                    order[g, start + n_left] = s
+                    n_left += 1
+                else:
+                    buffer[n_right] = s
+                    n_right += 1
+            for i in range(n_right):
+                order[g, start + n_left + i] = buffer[i]

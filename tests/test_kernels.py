@@ -1,0 +1,270 @@
+"""The compiled sweep (dtree.kernels) finds the splits of the NumPy sweep.
+
+``dtree.splitting.compiled_splits`` scores a level node by node and feature by
+feature in one Numba call; ``dtree.splitting.best_splits`` scores it with NumPy,
+vectorised over nodes and features, and ``tests/test_reference_splitter.py``
+holds that one equal to the readable ``reference_split``.  Here the compiled
+search must return best_splits' SplitResult field for field -- float for float
+where the proxy takes no logarithm (Gini, squared error, Friedman's MSE), and
+to rounding for entropy and Poisson, whose ``log2`` comes from the C library
+instead of NumPy's vectorised code -- on random levels with ties in ``x``,
+whole and fractional weights, feature draws, tie ranks, ``min_samples_leaf``,
+``min_weight_leaf`` and features known constant; the compiled partition must
+leave the presorted index as NumPy's does; and whole trees must come out
+identical, array for array, with the kernels on and off.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
+
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor, kernels
+from dtree.criteria import Entropy, FriedmanMSE, Gini, Poisson, SquaredError
+from dtree.splitting import (
+    BestSplitter,
+    SearchOptions,
+    SplitResult,
+    best_splits,
+    compiled_splits,
+    goes_left,
+    partition,
+    presort,
+)
+
+pytestmark = pytest.mark.skipif(not kernels.available(), reason="Numba is not installed")
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = settings(max_examples=200, deadline=None)
+CRITERIA = [Gini, Entropy, SquaredError, FriedmanMSE, Poisson]
+LOGARITHMIC = (Entropy, Poisson)
+N_CLASSES = 4
+FIELDS = ("feature", "threshold", "cut", "n_missing", "missing_left", "missing_go_to_left",
+          "n_left")
+
+
+def level(rng, n, n_features, n_segments, criterion, exact, ties):
+    """A splitter on random data and a random level of it (segments sorted per feature).
+
+    Returns the splitter (its ``order`` the level's) and ``starts``, ``sizes``.
+    """
+    if ties:
+        X = rng.integers(0, 5, size=(n, n_features)) / 2.0       # few values: tied runs
+    else:
+        X = rng.normal(size=(n, n_features))
+    X[:, rng.integers(0, n_features)] = rng.integers(0, 2) / 3   # a constant feature
+    weight = rng.integers(1, 5, n) / (1.0 if exact else 2.0) if rng.random() < 0.7 \
+        else np.ones(n)
+    if not exact:
+        weight = weight * rng.uniform(0.3, 3.0, n)
+    if criterion in (Gini, Entropy):
+        y = rng.integers(0, rng.integers(1, N_CLASSES + 1), n)
+    else:
+        y = rng.integers(0, 6, n).astype(float) if exact else rng.gamma(2.0, size=n)
+        y[0] = max(y[0], 1.0)                                    # Poisson: a positive sum
+    stats = criterion.sample_stats(y, weight, N_CLASSES)
+    splitter = BestSplitter(criterion, stats).start(X)
+    # Some samples, in n_segments nodes, each sorted by every feature (as the
+    # growth lays out a level: presorted once, then partitioned stably).
+    used = rng.permutation(n)[:rng.integers(max(n_segments, n // 2), n + 1)]
+    node = np.full(n, -1)
+    node[used] = np.sort(rng.integers(0, n_segments, used.size))
+    node[used[:n_segments]] = np.arange(n_segments)             # no empty node
+    order = np.array([row[np.argsort(node[row], kind="stable")][n - used.size:]
+                      for row in presort(X)], dtype=splitter.order.dtype)
+    splitter.order = order
+    sizes = np.bincount(node[used], minlength=n_segments)
+    return splitter, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp), sizes
+
+
+def truly_constant(splitter, starts, sizes):
+    """Whether each feature takes one value (as float32) in each segment, (n_segments, d)."""
+    X = splitter.X.astype(np.float32)
+    return np.array([[np.unique(X[splitter.order[f, s:s + k], f]).size == 1
+                      for f in range(X.shape[1])] for s, k in zip(starts, sizes)])
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 70), n_features=st.integers(1, 5),
+       n_segments=st.integers(1, 5), criterion=st.sampled_from(CRITERIA),
+       exact=st.booleans(), ties=st.booleans(), min_samples_leaf=st.integers(1, 4),
+       min_weight_leaf=st.sampled_from([0.0, 2.0, 6.5]),
+       draws=st.sampled_from(["none", "ranks", "mask"]), by_feature=st.booleans(),
+       known=st.booleans())
+@example(seed=0, n=40, n_features=3, n_segments=3, criterion=Gini, exact=True, ties=True,
+         min_samples_leaf=1, min_weight_leaf=0.0, draws="none", by_feature=True, known=True)
+def test_compiled_splits_are_best_splits(seed, n, n_features, n_segments, criterion, exact,
+                                         ties, min_samples_leaf, min_weight_leaf, draws,
+                                         by_feature, known):
+    rng = np.random.default_rng(seed)
+    n_segments = min(n_segments, n)
+    splitter, starts, sizes = level(rng, n, n_features, n_segments, criterion, exact, ties)
+    splitter.min_samples_leaf, splitter.min_weight_leaf = min_samples_leaf, min_weight_leaf
+    if not by_feature:
+        splitter.columns = None            # read X in place, as large fits do
+    options = SearchOptions()
+    shape = (n_segments, n_features)
+    if draws != "none":
+        options.feature_rank = np.argsort(rng.random(shape), axis=1).argsort(axis=1)
+    if draws == "mask":
+        options.feature_mask = rng.random(shape) < 0.6
+    truth = truly_constant(splitter, starts, sizes)
+    # Features known constant (from an ancestor): some of the truly constant ones.
+    constant = truth & (rng.random(shape) < 0.5) if known else np.zeros(shape, bool)
+    totals = criterion.node_stats(splitter.stats, splitter.order[0], starts)
+    expected = best_splits(splitter.X, splitter.order, starts, sizes, splitter.stats, totals,
+                           criterion, min_samples_leaf=min_samples_leaf,
+                           min_weight_leaf=min_weight_leaf, options=options,
+                           constant=constant.copy(), columns=splitter.columns)
+    found_constant = constant.copy()
+    found = compiled_splits(splitter, starts, sizes, totals, options, found_constant)
+    assert found is not None
+    if criterion in LOGARITHMIC:
+        # log2 from the C library: the same proxies to rounding; the splits
+        # differ only where two candidates tie to rounding.
+        np.testing.assert_allclose(found.proxy, expected.proxy, rtol=1e-12, atol=1e-12)
+        same = found.feature == expected.feature
+        same &= found.cut == expected.cut
+    else:
+        np.testing.assert_array_equal(found.proxy, expected.proxy)
+        same = np.ones(n_segments, bool)
+    for field in FIELDS:
+        np.testing.assert_array_equal(getattr(found, field)[same], getattr(expected, field)[same],
+                                      err_msg=field)
+    # Features found constant are constant; unmasked features of segments large
+    # enough to split are all examined.
+    assert not (found_constant & ~truth).any()
+    examined = np.repeat((sizes >= 2 * min_samples_leaf)[:, None], n_features, axis=1)
+    if options.feature_mask is not None:
+        examined &= options.feature_mask
+    np.testing.assert_array_equal(found_constant[examined], truth[examined])
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 60), n_features=st.integers(1, 4),
+       n_segments=st.integers(1, 5), missing=st.booleans())
+def test_the_compiled_partition_is_partition(seed, n, n_features, n_segments, missing):
+    rng = np.random.default_rng(seed)
+    n_segments = min(n_segments, n)
+    splitter, starts, sizes = level(rng, n, n_features, n_segments, Gini, True, True)
+    order = splitter.order
+    # Any split of each segment: a feature, the non-missing samples sent left,
+    # and (with missing values) the last samples of the segment sent left or right.
+    found = SplitResult.empty(n_segments)
+    found.feature = rng.integers(0, n_features, n_segments)
+    found.n_missing = rng.integers(0, sizes + 1) if missing else np.zeros(n_segments, np.intp)
+    found.cut = rng.integers(0, sizes - found.n_missing + 1)
+    found.missing_left = rng.random(n_segments) < 0.5
+    found.n_left = found.cut + np.where(found.missing_left, found.n_missing, 0)
+    expected = order.copy()
+    partition(expected, starts, sizes, found.n_left,
+              goes_left(expected, starts, sizes, found, n))
+    kernels.partition_level(order, starts, sizes, found.feature, found.cut, found.n_missing,
+                            found.missing_left, np.zeros(n, bool), np.empty(order.shape[1],
+                                                                            order.dtype))
+    np.testing.assert_array_equal(order, expected)
+
+
+def test_a_nan_proxy_leaves_the_level_to_numpy(monkeypatch):
+    # A NaN statistic makes a proxy NaN: best_splits' rules for NaN (a
+    # reduction over the level's arrays) decide that level, not the kernel.
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    stats = np.array([[1.0, 1.0, 1.0, 1.0], [0.0, np.nan, 1.0, 2.0], [0.0, 1.0, 1.0, 4.0]])
+    splitter = BestSplitter(SquaredError, stats).start(X)
+    starts, sizes = np.array([0]), np.array([4])
+    totals = SquaredError.node_stats(stats, splitter.order[0], starts)
+    constant = np.zeros((1, 1), bool)
+    assert compiled_splits(splitter, starts, sizes, totals, SearchOptions(), constant) is None
+    calls = []
+    monkeypatch.setattr("dtree.splitting.best_splits",
+                        lambda *args, **kwargs: calls.append(1) or SplitResult.empty(1))
+    splitter.search(starts, sizes, totals)
+    assert calls == [1]
+
+
+@pytest.mark.parametrize("case", ["missing", "monotonic", "random", "absolute_error",
+                                  "outputs", "disabled"])
+def test_the_other_cases_go_to_numpy(monkeypatch, case):
+    """What the kernels do not compute reaches best_splits (and grows the same trees)."""
+    X, y = load_iris(return_X_y=True)
+    params, fit_y = {}, y
+    if case == "missing":
+        X = X.copy()
+        X[::7, 2] = np.nan
+    elif case == "monotonic":
+        params = {"monotonic_cst": [1, 0, 0, 0]}
+        fit_y = y == 2
+    elif case == "random":
+        params = {"splitter": "random", "random_state": 0}
+    elif case == "outputs":
+        fit_y = np.column_stack([y, y == 1])
+    elif case == "disabled":
+        monkeypatch.setattr(kernels, "ENABLED", False)
+    make = DecisionTreeRegressor if case == "absolute_error" else DecisionTreeClassifier
+    if case == "absolute_error":
+        params = {"criterion": "absolute_error"}
+    calls = []
+    import dtree.splitting as splitting
+    real = splitting.best_splits
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(splitting, "best_splits", counted)
+    make(**params).fit(X, fit_y)
+    assert calls
+
+
+DATA = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_cancer,
+        "diabetes": load_diabetes}
+
+
+@pytest.mark.parametrize("data, criterion", [
+    ("iris", "gini"), ("iris", "entropy"), ("wine", "gini"), ("wine", "entropy"),
+    ("breast_cancer", "gini"), ("breast_cancer", "entropy"),
+    ("diabetes", "squared_error"), ("diabetes", "friedman_mse"), ("diabetes", "poisson")])
+@pytest.mark.parametrize("params", [{}, {"max_depth": 3, "min_samples_leaf": 4},
+                                    {"max_features": 3, "random_state": 0},
+                                    {"max_leaf_nodes": 12, "random_state": 1}])
+@pytest.mark.parametrize("weights", ["none", "whole", "fractional"])
+def test_trees_are_the_trees_of_the_numpy_sweep(monkeypatch, data, criterion, params, weights):
+    X, y = DATA[data](return_X_y=True)
+    rng = np.random.default_rng(0)
+    sample_weight = {"none": None, "whole": rng.integers(1, 4, y.size).astype(float),
+                     "fractional": rng.uniform(0.2, 2.0, y.size)}[weights]
+    make = DecisionTreeRegressor if data == "diabetes" else DecisionTreeClassifier
+
+    def fitted():
+        return make(criterion=criterion, **params).fit(X, y, sample_weight=sample_weight).tree_
+
+    compiled = fitted()
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    numpy = fitted()
+    for name in ("children_left", "children_right", "feature", "threshold", "impurity",
+                 "n_node_samples", "weighted_n_node_samples", "value", "missing_go_to_left"):
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(numpy, name),
+                                      err_msg=name)
+
+
+def test_import_dtree_does_not_import_numba():
+    """Numba (about 0.3 s to import) comes with the first fit, not with ``import dtree``."""
+    code = textwrap.dedent("""
+        import sys
+        import dtree
+        assert "numba" not in sys.modules
+        from sklearn.datasets import load_iris
+        dtree.DecisionTreeClassifier().fit(*load_iris(return_X_y=True))
+        assert "numba" in sys.modules
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
