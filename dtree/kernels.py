@@ -45,7 +45,8 @@ import os
 import numpy as np
 
 __all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
-           "available", "partition_level", "search_classes", "search_regression"]
+           "available", "keep_positions", "partition_level", "search_classes",
+           "search_regression"]
 
 #: Whether the compiled sweep is used (where Numba is installed); the
 #: environment variable ``DTREE_NUMBA=0`` turns it off, and tests set it to
@@ -125,11 +126,11 @@ def _regression_proxy(w_left, s_left, w_right, s_right, criterion):
 
 
 @_jit
-def _gap(values, by_feature, f, a, b):
-    """Whether sample ``b``'s value of feature ``f`` exceeds sample ``a``'s, in float32."""
+def _value(values, by_feature, f, s):
+    """Sample ``s``'s value of feature ``f`` as float32 (the type the tree compares)."""
     if by_feature:
-        return np.float32(values[f, b]) > np.float32(values[f, a])
-    return np.float32(values[b, f]) > np.float32(values[a, f])
+        return np.float32(values[f, s])
+    return np.float32(values[s, f])
 
 
 @_jit
@@ -142,10 +143,10 @@ def _keep(j, proxy, f, p, use_rank, rank, out_proxy, out_feature, out_position, 
 
 @_jit
 def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_weight,
-                   totals, criterion, min_samples_leaf, min_weight_leaf, exact,
+                   totals, criterion, min_samples_leaf, min_weight_leaf, exact, squares_exact,
                    use_mask, mask, use_rank, rank, constant,
                    out_proxy, out_feature, out_position, out_rank):
-    """Best cut of every segment of a level for Gini or entropy; False if a proxy is NaN.
+    r"""Best cut of every segment of a level for Gini or entropy; False if a proxy is NaN.
 
     Parameters
     ----------
@@ -165,7 +166,13 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
         The smallest children allowed.
     exact : bool
         Every partial sum is an exact float: each segment's sums start at 0
-        (the same floats), and segments of features known constant are skipped.
+        (the same floats), only the classes present in a segment are scored
+        (the others add exact zeros), and features known constant are skipped.
+    squares_exact : bool
+        With ``exact`` and Gini, also every sum of squared class weights (a
+        segment's total weight squared below :math:`2^{53}`): the children's
+        :math:`\sum_k c_k^2` are then updated sample by sample, in
+        :math:`O(1)`, to the floats of the sum over the classes.
     use_mask, mask : bool, ndarray of shape (n_segments, n_features), bool
         The features each segment may use (``max_features``).
     use_rank, rank : bool, ndarray of shape (n_segments, n_features), int
@@ -178,49 +185,86 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
     """
     n_features = order.shape[0]
     n_classes = totals.shape[0]
+    incremental = exact and squares_exact and criterion == GINI
     left = np.zeros(n_classes)
-    right = np.empty(n_classes)
+    # The classes scored in a segment, in their order: with exact sums only
+    # those present in it (dtree.splitting._present_classes), else all.
+    classes = np.empty((starts.shape[0], n_classes), np.intp)
+    n_scored = np.zeros(starts.shape[0], np.intp)
+    for j in range(starts.shape[0]):
+        for k in range(n_classes):
+            if totals[k, j] > 0 or not exact:
+                classes[j, n_scored[j]] = k
+                n_scored[j] += 1
+    part_left = np.empty(n_classes)
+    part_right = np.empty(n_classes)
     for f in range(n_features):
         left[:] = 0.0
         for j in range(starts.shape[0]):
             start, end = starts[j], starts[j] + sizes[j]
             skip = constant[j, f] or (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf
-            if exact:
-                left[:] = 0.0
-                if skip:
-                    continue
+            if exact and skip:
+                continue
+            scored = classes[j, :n_scored[j]]
+            cl, cr = part_left[:scored.shape[0]], part_right[:scored.shape[0]]
+            # Gini's running sums (incremental): children's weights and sums of squares.
+            w_left, w_right, sq_left, sq_right = 0.0, 0.0, 0.0, 0.0
+            if incremental:
+                for i in range(scored.shape[0]):
+                    c = totals[scored[i], j]
+                    w_right += c
+                    sq_right += c * c
             varies = False
             best, best_p = -np.inf, -1
+            value = _value(values, by_feature, f, order[f, start])
             for p in range(start, end):
                 s = order[f, p]
                 w = weight[s] if has_weight else 1.0
+                k = codes[s]
                 if p == start and j > 0 and not exact:
                     # The level's running sum restarts here (segment_prefix_sums):
                     # + (statistics - previous segment's total), class by class.
-                    for k in range(n_classes):
-                        left[k] = left[k] + ((w if codes[s] == k else 0.0) - totals[k, j - 1])
+                    for c in range(n_classes):
+                        left[c] = left[c] + ((w if k == c else 0.0) - totals[c, j - 1])
+                elif incremental:        # exact integers: (l + w)^2 - l^2 adds no rounding
+                    l, r = left[k], totals[k, j] - left[k]
+                    sq_left += (l + w) * (l + w) - l * l
+                    sq_right += (r - w) * (r - w) - r * r
+                    w_left += w
+                    w_right -= w
+                    left[k] = l + w
                 else:
-                    left[codes[s]] += w
-                if skip or p == end - 1 or not _gap(values, by_feature, f, s, order[f, p + 1]):
+                    left[k] += w
+                if skip or p == end - 1:
+                    continue
+                below, value = value, _value(values, by_feature, f, order[f, p + 1])
+                if not value > below:                     # no gap: tied values
                     continue
                 varies = True
                 n_left = p - start + 1
                 if n_left < min_samples_leaf or sizes[j] - n_left < min_samples_leaf:
                     continue
-                for k in range(n_classes):
-                    right[k] = totals[k, j] - left[k]
-                proxy = -_weighted_impurity(right, criterion) - _weighted_impurity(left, criterion)
+                if incremental:          # W (1 - sum_k c_k^2 / W^2), as _weighted_impurity
+                    proxy = (-((1.0 - sq_right / (w_right * w_right)) * w_right)
+                             - (1.0 - sq_left / (w_left * w_left)) * w_left)
+                else:
+                    w_left, w_right = 0.0, 0.0
+                    for i in range(scored.shape[0]):
+                        cl[i] = left[scored[i]]
+                        cr[i] = totals[scored[i], j] - cl[i]
+                        w_left += cl[i]
+                        w_right += cr[i]
+                    proxy = (-_weighted_impurity(cr, criterion)
+                             - _weighted_impurity(cl, criterion))
                 if proxy != proxy:
                     return False
-                if min_weight_leaf > 0:
-                    w_left, w_right = 0.0, 0.0
-                    for k in range(n_classes):
-                        w_left += left[k]
-                        w_right += right[k]
-                    if w_left < min_weight_leaf or w_right < min_weight_leaf:
-                        proxy = -np.inf
+                if min_weight_leaf > 0 and (w_left < min_weight_leaf or w_right < min_weight_leaf):
+                    proxy = -np.inf
                 if proxy > best:
                     best, best_p = proxy, p
+            if exact:                    # the classes of the segment back to 0
+                for i in range(scored.shape[0]):
+                    left[scored[i]] = 0.0
             if not skip:
                 constant[j, f] = not varies
                 if best > -np.inf:
@@ -248,6 +292,7 @@ def search_regression(values, by_feature, order, starts, sizes, stats, totals, c
             w_node, s_node = totals[0, j], totals[1, j]
             varies = False
             best, best_p = -np.inf, -1
+            value = _value(values, by_feature, f, order[f, start])
             for p in range(start, end):
                 s = order[f, p]
                 if p == start and j > 0:     # + (statistics - previous segment's total)
@@ -256,7 +301,10 @@ def search_regression(values, by_feature, order, starts, sizes, stats, totals, c
                 else:
                     w_left += stats[0, s]
                     s_left += stats[1, s]
-                if skip or p == end - 1 or not _gap(values, by_feature, f, s, order[f, p + 1]):
+                if skip or p == end - 1:
+                    continue
+                below, value = value, _value(values, by_feature, f, order[f, p + 1])
+                if not value > below:                     # no gap: tied values
                     continue
                 varies = True
                 n_left = p - start + 1
@@ -309,11 +357,27 @@ def partition_level(order, starts, sizes, feature, cut, n_missing, missing_left,
             n_right = 0
             for i in range(start, start + size):      # left ones in place, right ones aside
                 s = order[g, i]
-                if goes_left[s]:
-                    order[g, start + n_left] = s
-                    n_left += 1
-                else:
-                    buffer[n_right] = s
-                    n_right += 1
+                left = goes_left[s]
+                order[g, start + n_left] = s           # both written, one kept: no branch
+                buffer[n_right] = s
+                n_left += left
+                n_right += 1 - left
             for i in range(n_right):
                 order[g, start + n_left + i] = buffer[i]
+
+
+@_jit
+def keep_positions(order, keep):
+    """Move the positions where ``keep`` (m,) is true to the front of every row of ``order``.
+
+    In place and in their order (:func:`dtree.splitting._keep_columns`);
+    returns their number.
+    """
+    n_kept = 0
+    for g in range(order.shape[0]):
+        n_kept = 0
+        for i in range(order.shape[1]):
+            if keep[i]:
+                order[g, n_kept] = order[g, i]
+                n_kept += 1
+    return n_kept

@@ -1385,6 +1385,17 @@ _KERNEL_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
                     Poisson: kernels.POISSON}
 
 
+def _squares_exact(totals):
+    r"""Whether every sum of squared class weights of the segments is an exact float.
+
+    Whole-number class weights (exact sums) whose segment totals :math:`W`
+    have :math:`W^2 < 2^{53}`: each :math:`\sum_k c_k^2 \le W^2` and every
+    partial sum of it is then an exact integer.
+    """
+    largest = float(totals.sum(axis=0).max(initial=0.0))
+    return largest * largest < 2.0**53
+
+
 def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=None):
     """:func:`best_splits` in one compiled call (:mod:`dtree.kernels`), or None.
 
@@ -1417,11 +1428,13 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
     rules = (splitter.min_samples_leaf, float(splitter.min_weight_leaf))
     totals = np.ascontiguousarray(totals, dtype=np.float64)
     if classes:
+        exact = bool(stats.exact_sums)
         has_weight = stats.weight is not None
         weight = stats.weight if has_weight else np.ones(1)
         ok = kernels.search_classes(
             values, by_feature, splitter.order, starts, sizes, stats.codes, weight, has_weight,
-            totals, code, *rules, bool(stats.exact_sums), use_mask, mask, use_rank, ranks,
+            totals, code, *rules, exact, exact and _squares_exact(totals), use_mask, mask,
+            use_rank, ranks,
             constant, proxy, feature, position, rank)
     else:
         ok = kernels.search_regression(
@@ -1577,7 +1590,10 @@ class BestSplitter:
 
     def keep(self, mask):
         """Keep the positions where ``mask`` of shape (m,) is true."""
-        self.order = _keep_columns(self.order, mask)
+        if kernels.available() and self.order.shape[0]:
+            self.order = self.order[:, :kernels.keep_positions(self.order, mask)]
+        else:
+            self.order = _keep_columns(self.order, mask)
         if self._constant is not None:      # whole segments are kept or dropped
             starts, sizes, constant = self._constant
             kept = mask[starts] if mask.size else np.zeros(starts.size, bool)

@@ -10,7 +10,8 @@ to rounding for entropy and Poisson, whose ``log2`` comes from the C library
 instead of NumPy's vectorised code -- on random levels with ties in ``x``,
 whole and fractional weights, feature draws, tie ranks, ``min_samples_leaf``,
 ``min_weight_leaf`` and features known constant; the compiled partition must
-leave the presorted index as NumPy's does; and whole trees must come out
+leave the presorted index as NumPy's does, and so must the compiled compaction
+of a level's kept positions; and whole trees must come out
 identical, array for array, with the kernels on and off.
 """
 
@@ -33,6 +34,7 @@ from dtree.splitting import (
     BestSplitter,
     SearchOptions,
     SplitResult,
+    _keep_columns,
     best_splits,
     compiled_splits,
     goes_left,
@@ -171,6 +173,20 @@ def test_the_compiled_partition_is_partition(seed, n, n_features, n_segments, mi
                             found.missing_left, np.zeros(n, bool), np.empty(order.shape[1],
                                                                             order.dtype))
     np.testing.assert_array_equal(order, expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_features=st.integers(1, 4), m=st.integers(0, 50),
+       dtype=st.sampled_from([np.uint8, np.uint16, np.uint32]), view=st.booleans())
+def test_the_compiled_keep_is_keep_columns(seed, n_features, m, dtype, view):
+    rng = np.random.default_rng(seed)
+    order = rng.integers(0, 200, size=(n_features, m + 3)).astype(dtype)
+    if view:                                     # a view of a wider array, as after a keep
+        order = order[:, :m]
+    keep = rng.random(order.shape[1]) < 0.6
+    expected = _keep_columns(order.copy(), keep)
+    n_kept = kernels.keep_positions(order, keep)
+    np.testing.assert_array_equal(order[:, :n_kept], expected)
 
 
 def test_a_nan_proxy_leaves_the_level_to_numpy(monkeypatch):
