@@ -142,10 +142,35 @@ def _keep(j, proxy, f, p, use_rank, rank, out_proxy, out_feature, out_position, 
 
 
 @_jit
+def _finish(values, by_feature, order, starts, sizes, feature, position, threshold, cut,
+            n_left, go_left):
+    """The threshold, samples sent left and side of NaN of every segment's best cut.
+
+    :func:`dtree.splitting.midpoint` of the values around the cut (float64
+    halves of the float32 values; the lower one where the midpoint rounds onto
+    the upper one), ``cut = n_left`` (no missing values), and NaN at predict
+    time to the larger child (scikit-learn's rule without missing values in
+    training).
+    """
+    for j in range(starts.shape[0]):
+        f = feature[j]
+        if f < 0:
+            continue
+        p = position[j]
+        lower = np.float64(_value(values, by_feature, f, order[f, p]))
+        upper = np.float64(_value(values, by_feature, f, order[f, p + 1]))
+        middle = lower / 2.0 + upper / 2.0          # sum of halves: no overflow
+        threshold[j] = lower if middle == upper or np.isinf(middle) else middle
+        cut[j] = n_left[j] = p - starts[j] + 1
+        go_left[j] = cut[j] > sizes[j] - cut[j]
+
+
+@_jit
 def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_weight,
                    totals, criterion, min_samples_leaf, min_weight_leaf, exact, squares_exact,
                    use_mask, mask, use_rank, rank, constant,
-                   out_proxy, out_feature, out_position, out_rank):
+                   out_proxy, out_feature, out_position, out_rank, out_threshold, out_cut,
+                   out_n_left, out_go_left):
     r"""Best cut of every segment of a level for Gini or entropy; False if a proxy is NaN.
 
     Parameters
@@ -182,6 +207,9 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
     out_proxy, out_feature, out_position, out_rank : ndarray of shape (n_segments,)
         The best proxy (-inf), its feature (-1), the position after which it
         cuts and its rank; filled in.
+    out_threshold, out_cut, out_n_left, out_go_left : ndarray of shape (n_segments,)
+        Where a segment splits, the fields of :class:`dtree.splitting.SplitResult`
+        (:func:`_finish`); left as they are elsewhere.
     """
     n_features = order.shape[0]
     n_classes = totals.shape[0]
@@ -270,13 +298,16 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
                 if best > -np.inf:
                     _keep(j, best, f, best_p, use_rank, rank, out_proxy, out_feature,
                           out_position, out_rank)
+    _finish(values, by_feature, order, starts, sizes, out_feature, out_position, out_threshold,
+            out_cut, out_n_left, out_go_left)
     return True
 
 
 @_jit
 def search_regression(values, by_feature, order, starts, sizes, stats, totals, criterion,
                       min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank,
-                      constant, out_proxy, out_feature, out_position, out_rank):
+                      constant, out_proxy, out_feature, out_position, out_rank, out_threshold,
+                      out_cut, out_n_left, out_go_left):
     """:func:`search_classes` for the squared error, Friedman's MSE and Poisson.
 
     ``stats`` (n_stats, n_samples) and ``totals`` (n_stats, n_segments) hold
@@ -323,6 +354,8 @@ def search_regression(values, by_feature, order, starts, sizes, stats, totals, c
                 if best > -np.inf:
                     _keep(j, best, f, best_p, use_rank, rank, out_proxy, out_feature,
                           out_position, out_rank)
+    _finish(values, by_feature, order, starts, sizes, out_feature, out_position, out_threshold,
+            out_cut, out_n_left, out_go_left)
     return True
 
 

@@ -1415,8 +1415,7 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
             or not starts.size or not np.all(sizes > 0)):
         return None
     n_segments, n_features = constant.shape
-    proxy = np.full(n_segments, -np.inf)
-    feature = np.full(n_segments, -1, dtype=np.intp)
+    found = SplitResult.empty(n_segments)
     position = np.zeros(n_segments, dtype=np.intp)
     rank = np.full(n_segments, np.iinfo(np.intp).max)
     by_feature = splitter.columns is not None
@@ -1427,6 +1426,10 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
              else np.zeros((1, 1), np.intp))
     rules = (splitter.min_samples_leaf, float(splitter.min_weight_leaf))
     totals = np.ascontiguousarray(totals, dtype=np.float64)
+    # The kernels fill found's arrays: proxy, feature, threshold, cut, n_left
+    # and missing_go_to_left (n_missing 0, missing_left False).
+    out = (found.proxy, found.feature, position, rank, found.threshold, found.cut,
+           found.n_left, found.missing_go_to_left)
     if classes:
         exact = bool(stats.exact_sums)
         has_weight = stats.weight is not None
@@ -1434,24 +1437,12 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
         ok = kernels.search_classes(
             values, by_feature, splitter.order, starts, sizes, stats.codes, weight, has_weight,
             totals, code, *rules, exact, exact and _squares_exact(totals), use_mask, mask,
-            use_rank, ranks,
-            constant, proxy, feature, position, rank)
+            use_rank, ranks, constant, *out)
     else:
         ok = kernels.search_regression(
             values, by_feature, splitter.order, starts, sizes, stats, totals, code, *rules,
-            use_mask, mask, use_rank, ranks, constant, proxy, feature, position, rank)
-    if not ok:
-        return None
-    found = SplitResult.empty(n_segments)
-    segs = np.flatnonzero(feature >= 0)
-    f, p = feature[segs], position[segs]
-    lower = feature_values(splitter.X, splitter.order[f, p], f).astype(np.float64)
-    upper = feature_values(splitter.X, splitter.order[f, p + 1], f).astype(np.float64)
-    cut = p - starts[segs] + 1
-    # No missing value in training: NaN goes to the larger child at predict time.
-    found.update(segs, feature=f, threshold=midpoint(lower, upper), cut=cut, n_left=cut,
-                 missing_go_to_left=cut > sizes[segs] - cut, proxy=proxy[segs])
-    return found
+            use_mask, mask, use_rank, ranks, constant, *out)
+    return found if ok else None
 
 
 class BestSplitter:

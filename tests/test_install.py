@@ -370,7 +370,7 @@ def test_pip_install_from_a_clean_copy_leaves_git_nothing_new(tmp_path):
         f"Provides-Extra: {extra}" for extra in ("plot", "notebooks", "book", "test", "dev")}
     core = {Requirement(f.split(":", 1)[1]).name for f in fields
             if f.startswith("Requires-Dist:") and "extra ==" not in f}
-    assert core == {"numpy", "pandas", "scipy"}
+    assert core == {"numpy", "pandas", "scipy", "numba"}
     assert (target / "dtree" / "data").is_dir()
 
 
