@@ -46,7 +46,7 @@ import numpy as np
 
 __all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
            "available", "keep_positions", "partition_level", "search_classes",
-           "search_regression"]
+           "search_regression", "segment_totals"]
 
 #: Whether the compiled sweep is used (where Numba is installed); the
 #: environment variable ``DTREE_NUMBA=0`` turns it off, and tests set it to
@@ -414,3 +414,27 @@ def keep_positions(order, keep):
                 order[g, n_kept] = order[g, i]
                 n_kept += 1
     return n_kept
+
+
+@_jit
+def segment_totals(samples, starts, codes, weight, has_weight, stats, out):
+    """Each segment's statistics summed one sample after another, in ``out`` (n_stats, n_segments).
+
+    :meth:`dtree.criteria.Criterion.node_stats` for ``samples`` (m,), the
+    segments starting at ``starts``: class weights where ``codes`` (n_samples,)
+    is not empty (``out`` has a row per class; for exact sums only, which any
+    order gives), else the rows of ``stats`` (n_stats, n_samples), each
+    segment added in the order of ``samples`` from 0, as ``numpy.bincount``
+    adds them: the same floats.
+    """
+    out[:, :] = 0.0
+    m = samples.shape[0]
+    for j in range(starts.shape[0]):
+        end = starts[j + 1] if j + 1 < starts.shape[0] else m
+        for p in range(starts[j], end):
+            s = samples[p]
+            if codes.shape[0]:
+                out[codes[s], j] += weight[s] if has_weight else 1.0
+            else:
+                for k in range(stats.shape[0]):
+                    out[k, j] += stats[k, s]

@@ -84,6 +84,7 @@ import numpy as np
 from dtree import kernels
 from dtree.criteria import (
     ClassWeights,
+    Criterion,
     Entropy,
     FriedmanMSE,
     Gini,
@@ -1385,6 +1386,13 @@ _KERNEL_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
                     Poisson: kernels.POISSON}
 
 
+# Placeholders for the kernels' arguments that a case does not use (one type each).
+_NO_FLOATS, _NO_CODES, _NO_STATS = np.ones(1), np.zeros(0, np.uint8), np.zeros((0, 0))
+_NO_MASK, _NO_RANKS = np.ones((1, 1), bool), np.zeros((1, 1), np.intp)
+# Criterion.node_stats itself (sums of the statistics), not a criterion's own.
+_SUMMED_NODE_STATS = Criterion.node_stats.__func__
+
+
 def _squares_exact(totals):
     r"""Whether every sum of squared class weights of the segments is an exact float.
 
@@ -1421,9 +1429,8 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
     by_feature = splitter.columns is not None
     values = splitter.columns if by_feature else splitter.X
     use_mask, use_rank = options.feature_mask is not None, options.feature_rank is not None
-    mask = options.feature_mask if use_mask else np.ones((1, 1), bool)
-    ranks = (options.feature_rank.astype(np.intp, copy=False) if use_rank
-             else np.zeros((1, 1), np.intp))
+    mask = options.feature_mask if use_mask else _NO_MASK
+    ranks = options.feature_rank.astype(np.intp, copy=False) if use_rank else _NO_RANKS
     rules = (splitter.min_samples_leaf, float(splitter.min_weight_leaf))
     totals = np.ascontiguousarray(totals, dtype=np.float64)
     # The kernels fill found's arrays: proxy, feature, threshold, cut, n_left
@@ -1433,7 +1440,7 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
     if classes:
         exact = bool(stats.exact_sums)
         has_weight = stats.weight is not None
-        weight = stats.weight if has_weight else np.ones(1)
+        weight = stats.weight if has_weight else _NO_FLOATS
         ok = kernels.search_classes(
             values, by_feature, splitter.order, starts, sizes, stats.codes, weight, has_weight,
             totals, code, *rules, exact, exact and _squares_exact(totals), use_mask, mask,
@@ -1529,8 +1536,27 @@ class BestSplitter:
         return self
 
     def totals(self, starts):
-        """``criterion.node_stats`` of the segments starting at ``starts``, (n_stats, n_segments)."""
-        return self.criterion.node_stats(self.stats, self.order[0], starts)
+        """``criterion.node_stats`` of the segments starting at ``starts``, (n_stats, n_segments).
+
+        Compiled (:func:`dtree.kernels.segment_totals`, the same floats) for
+        the criteria that sum their statistics: exact class weights, or a
+        float64 array of statistics.
+        """
+        stats, criterion = self.stats, self.criterion
+        compiled = (kernels.available()
+                    and getattr(criterion.node_stats, "__func__", None) is _SUMMED_NODE_STATS)
+        if compiled and type(stats) is ClassWeights and stats.exact_sums:
+            out = np.empty((stats.shape[0], starts.size))
+            has_weight = stats.weight is not None
+            kernels.segment_totals(self.order[0], starts, stats.codes,
+                                   stats.weight if has_weight else _NO_FLOATS, has_weight,
+                                   _NO_STATS, out)
+            return out
+        if compiled and isinstance(stats, np.ndarray) and stats.dtype == np.float64:
+            out = np.empty((stats.shape[0], starts.size))
+            kernels.segment_totals(self.order[0], starts, _NO_CODES, _NO_FLOATS, False, stats, out)
+            return out
+        return criterion.node_stats(stats, self.order[0], starts)
 
     def search(self, starts, sizes, totals, bounds=None):
         """Each segment's best split (``feature == -1``: none), with :func:`best_splits`.

@@ -11,7 +11,8 @@ instead of NumPy's vectorised code -- on random levels with ties in ``x``,
 whole and fractional weights, feature draws, tie ranks, ``min_samples_leaf``,
 ``min_weight_leaf`` and features known constant; the compiled partition must
 leave the presorted index as NumPy's does, and so must the compiled compaction
-of a level's kept positions; and whole trees must come out
+of a level's kept positions; the compiled sums of a level's nodes must be
+``node_stats``' floats; and whole trees must come out
 identical, array for array, with the kernels on and off.
 """
 
@@ -173,6 +174,22 @@ def test_the_compiled_partition_is_partition(seed, n, n_features, n_segments, mi
                             found.missing_left, np.zeros(n, bool), np.empty(order.shape[1],
                                                                             order.dtype))
     np.testing.assert_array_equal(order, expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 70), n_segments=st.integers(1, 5),
+       criterion=st.sampled_from(CRITERIA), exact=st.booleans())
+def test_the_compiled_totals_are_node_stats(seed, n, n_segments, criterion, exact):
+    # Class weights with exact sums (any order gives them) and every array of
+    # statistics, summed one sample after another as numpy.bincount does.
+    rng = np.random.default_rng(seed)
+    splitter, starts, sizes = level(rng, n, 2, min(n_segments, n), criterion, exact, True)
+    expected = criterion.node_stats(splitter.stats, splitter.order[0], starts)
+    compiled = splitter.totals(starts)
+    np.testing.assert_array_equal(compiled, expected)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernels, "ENABLED", False)
+        np.testing.assert_array_equal(splitter.totals(starts), expected)
 
 
 @settings(max_examples=100, deadline=None)
