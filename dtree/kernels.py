@@ -142,6 +142,17 @@ def _keep(j, proxy, f, p, use_rank, rank, out_proxy, out_feature, out_position, 
 
 
 @_jit
+def _close(j, f, varies, best, best_p, constant, use_rank, rank, out_proxy, out_feature,
+           out_position, out_rank):
+    """After feature ``f``'s sweep of segment ``j``: record whether it is constant there,
+    and keep its best cut (after position ``best_p``, proxy ``best``) if it is one."""
+    constant[j, f] = not varies
+    if best > -np.inf:
+        _keep(j, best, f, best_p, use_rank, rank, out_proxy, out_feature, out_position,
+              out_rank)
+
+
+@_jit
 def _finish(values, by_feature, order, starts, sizes, feature, position, threshold, cut,
             n_left, go_left):
     """The threshold, samples sent left and side of NaN of every segment's best cut.
@@ -294,10 +305,8 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
                 for i in range(scored.shape[0]):
                     left[scored[i]] = 0.0
             if not skip:
-                constant[j, f] = not varies
-                if best > -np.inf:
-                    _keep(j, best, f, best_p, use_rank, rank, out_proxy, out_feature,
-                          out_position, out_rank)
+                _close(j, f, varies, best, best_p, constant, use_rank, rank, out_proxy,
+                       out_feature, out_position, out_rank)
     _finish(values, by_feature, order, starts, sizes, out_feature, out_position, out_threshold,
             out_cut, out_n_left, out_go_left)
     return True
@@ -350,10 +359,8 @@ def search_regression(values, by_feature, order, starts, sizes, stats, totals, c
                 if proxy > best:
                     best, best_p = proxy, p
             if not skip:
-                constant[j, f] = not varies
-                if best > -np.inf:
-                    _keep(j, best, f, best_p, use_rank, rank, out_proxy, out_feature,
-                          out_position, out_rank)
+                _close(j, f, varies, best, best_p, constant, use_rank, rank, out_proxy,
+                       out_feature, out_position, out_rank)
     _finish(values, by_feature, order, starts, sizes, out_feature, out_position, out_threshold,
             out_cut, out_n_left, out_go_left)
     return True
