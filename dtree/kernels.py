@@ -11,17 +11,17 @@ the left child's statistics are a running sum (a class's weight, or
 and every cut between two distinct values (as float32) that leaves
 ``min_samples_leaf`` samples on both sides is scored with the criterion's
 proxy (:meth:`dtree.criteria.Criterion.proxy`).  A feature found constant in
-a node is recorded (``constant``) and its values are not read again in the
-node's descendants, and a node's running sums start afresh where every
-partial sum is an exact float, so that the search skips those features.
+a node is recorded (``constant``) and not swept again in the node's
+descendants where every partial sum is an exact float (a node's running sums
+then start afresh at 0, the same floats).
 
 The splits are those of :func:`~dtree.splitting.best_splits`, with its tie
 rules (the largest proxy; ties to the lowest feature rank, then the lowest
-threshold), float for float where the sums are exact (class counts, whole
-weights) and the proxy takes no logarithm (Gini, squared error, Friedman's
-MSE): the running sums restart at each node exactly as the level's sweep
-does (by adding the sample's statistics minus the previous node's total),
-and each proxy is computed with NumPy's operations in NumPy's order.  The
+threshold), float for float wherever the proxy takes no logarithm (Gini,
+squared error, Friedman's MSE), with fractional weights and targets too:
+the running sums restart at each node exactly as the level's sweep does (by
+adding the sample's statistics minus the previous node's total), and each
+proxy is computed with NumPy's operations in NumPy's order.  The
 entropy and Poisson proxies take :math:`\log_2` from the C library, which can
 differ from NumPy's vectorised ``log2`` in the last bit (NumPy's AVX-512 code;
 on other CPUs NumPy calls the C library too), so that a near-tie there may
@@ -71,9 +71,11 @@ def _jit(function):
 def available() -> bool:
     """Whether the compiled sweep is installed and enabled (:data:`ENABLED`).
 
-    The first call imports Numba (about 0.3 s; ``import dtree`` does not) and
+    The first call imports Numba (about 0.4 s; ``import dtree`` does not) and
     replaces the functions of this module by their compiled versions, which
-    Numba compiles on their first call and caches on disk (``__pycache__``).
+    Numba compiles on their first call for each combination of argument types
+    (a few seconds each) and caches on disk: in ``dtree/__pycache__``, or in a
+    cache of the user's where that folder is not writable.
     """
     if not ENABLED:
         return False
@@ -82,11 +84,11 @@ def available() -> bool:
             import numba
         except ImportError:          # the NumPy sweep does everything
             numba = None
-        _STATE["numba"] = numba
         if numba is not None:
             names = globals()
             for name in _COMPILED:   # helpers first: the callers find them compiled
                 names[name] = numba.njit(cache=True, nogil=True, error_model="numpy")(names[name])
+        _STATE["numba"] = numba      # last: no other thread sees True before the functions
     return _STATE["numba"] is not None
 
 
@@ -221,6 +223,12 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
     out_threshold, out_cut, out_n_left, out_go_left : ndarray of shape (n_segments,)
         Where a segment splits, the fields of :class:`dtree.splitting.SplitResult`
         (:func:`_finish`); left as they are elsewhere.
+
+    Returns
+    -------
+    bool
+        False if a proxy is NaN (the outputs are then incomplete: the caller
+        searches the level with :func:`dtree.splitting.best_splits`), else True.
     """
     n_features = order.shape[0]
     n_classes = totals.shape[0]
@@ -228,7 +236,7 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
     left = np.zeros(n_classes)
     # The classes scored in a segment, in their order: with exact sums only
     # those present in it (dtree.splitting._present_classes), else all.
-    classes = np.empty((starts.shape[0], n_classes), np.intp)
+    classes = np.empty((starts.shape[0], n_classes), np.int32)
     n_scored = np.zeros(starts.shape[0], np.intp)
     for j in range(starts.shape[0]):
         for k in range(n_classes):

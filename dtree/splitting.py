@@ -1412,7 +1412,9 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
     (``bounds`` None), no random thresholds, Numba installed and enabled
     (:func:`dtree.kernels.available`).  Otherwise, or where a proxy is NaN,
     None: the caller runs :func:`best_splits`.  ``constant`` (n_segments,
-    n_features) is read and updated as :func:`best_splits` does.
+    n_features) is read, and set where a feature is found constant (as
+    :func:`best_splits` does, except for the features a segment may not use
+    and the segments too small to split, which the kernels do not sweep).
     """
     criterion, stats = splitter.criterion, splitter.stats
     code = _KERNEL_CRITERIA.get(criterion)

@@ -64,8 +64,13 @@ def level(rng, n, n_features, n_segments, criterion, exact, ties):
     else:
         X = rng.normal(size=(n, n_features))
     X[:, rng.integers(0, n_features)] = rng.integers(0, 2) / 3   # a constant feature
-    weight = rng.integers(1, 5, n) / (1.0 if exact else 2.0) if rng.random() < 0.7 \
-        else np.ones(n)
+    draw = rng.random()
+    if draw < 0.6:
+        weight = rng.integers(1, 5, n) / (1.0 if exact else 2.0)
+    elif draw < 0.8:       # whole weights whose squared totals pass 2**53 (Gini's squares)
+        weight = rng.integers(10**6, 10**8, n).astype(float)
+    else:
+        weight = np.ones(n)
     if not exact:
         weight = weight * rng.uniform(0.3, 3.0, n)
     if criterion in (Gini, Entropy):
@@ -206,6 +211,43 @@ def test_the_compiled_keep_is_keep_columns(seed, n_features, m, dtype, view):
     np.testing.assert_array_equal(order[:, :n_kept], expected)
 
 
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_a_child_of_exactly_min_weight_leaf_is_allowed(criterion):
+    # The best cut leaves two samples of weight 1 on the left: min_weight_leaf=2
+    # allows it (a child lighter than min_weight_leaf is refused, not one as heavy).
+    X = np.arange(6.0)[:, None]
+    y = np.array([0, 0, 1, 1, 1, 1]) if criterion in (Gini, Entropy) else \
+        np.array([1.0, 1.0, 5.0, 6.0, 5.0, 6.0])
+    stats = criterion.sample_stats(y, np.ones(6), 2)
+    splitter = BestSplitter(criterion, stats, min_weight_leaf=2.0).start(X)
+    starts, sizes = np.array([0]), np.array([6])
+    totals = splitter.totals(starts)
+    found = compiled_splits(splitter, starts, sizes, totals, SearchOptions(),
+                            np.zeros((1, 1), bool))
+    expected = best_splits(X, splitter.order, starts, sizes, stats, totals, criterion,
+                           min_weight_leaf=2.0)
+    assert found.cut[0] == expected.cut[0] == 2
+    assert found.proxy[0] == expected.proxy[0]
+
+
+@pytest.mark.parametrize("dtype, layout", [(np.float32, "C"), (np.float64, "F")])
+def test_x_read_in_place_with_a_wide_index(monkeypatch, dtype, layout):
+    # 70,000 samples: the presorted index is uint32, codes and X are read in
+    # place (no float32 copy by features), from float32 or Fortran-ordered X.
+    rng = np.random.default_rng(1)
+    X = np.asarray(rng.integers(0, 40, size=(70_000, 3)) / 4, dtype=dtype, order=layout)
+    y = (X[:, 0] + rng.normal(size=70_000) > 5).astype(int) + (X[:, 1] > 6)
+
+    def fitted():
+        return DecisionTreeClassifier(max_depth=6).fit(X, y).tree_
+
+    compiled = fitted()
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    numpy = fitted()
+    for name in ("feature", "threshold", "impurity", "value", "children_left"):
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(numpy, name))
+
+
 def test_a_nan_proxy_leaves_the_level_to_numpy(monkeypatch):
     # A NaN statistic makes a proxy NaN: best_splits' rules for NaN (a
     # reduction over the level's arrays) decide that level, not the kernel.
@@ -226,7 +268,7 @@ def test_a_nan_proxy_leaves_the_level_to_numpy(monkeypatch):
 @pytest.mark.parametrize("case", ["missing", "monotonic", "random", "absolute_error",
                                   "outputs", "disabled"])
 def test_the_other_cases_go_to_numpy(monkeypatch, case):
-    """What the kernels do not compute reaches best_splits (and grows the same trees)."""
+    """What the kernels do not compute reaches best_splits: compiled_splits declines it."""
     X, y = load_iris(return_X_y=True)
     params, fit_y = {}, y
     if case == "missing":
@@ -252,9 +294,18 @@ def test_the_other_cases_go_to_numpy(monkeypatch, case):
         calls.append(1)
         return real(*args, **kwargs)
 
+    compiled = []
+    real_compiled = splitting.compiled_splits
+
+    def recorded(*args, **kwargs):
+        compiled.append(real_compiled(*args, **kwargs))
+        return compiled[-1]
+
     monkeypatch.setattr(splitting, "best_splits", counted)
+    monkeypatch.setattr(splitting, "compiled_splits", recorded)
     make(**params).fit(X, fit_y)
     assert calls
+    assert all(found is None for found in compiled)
 
 
 DATA = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_cancer,
@@ -266,6 +317,7 @@ DATA = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_cance
     ("breast_cancer", "gini"), ("breast_cancer", "entropy"),
     ("diabetes", "squared_error"), ("diabetes", "friedman_mse"), ("diabetes", "poisson")])
 @pytest.mark.parametrize("params", [{}, {"max_depth": 3, "min_samples_leaf": 4},
+                                    {"min_weight_fraction_leaf": 0.02},
                                     {"max_features": 3, "random_state": 0},
                                     {"max_leaf_nodes": 12, "random_state": 1}])
 @pytest.mark.parametrize("weights", ["none", "whole", "fractional"])
