@@ -234,9 +234,6 @@ def test_the_compiled_totals_are_node_stats(seed, n, n_segments, criterion, exac
     expected = criterion.node_stats(splitter.stats, splitter.order[0], starts)
     compiled = splitter.totals(starts)
     np.testing.assert_array_equal(compiled, expected)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(kernels, "ENABLED", False)
-        np.testing.assert_array_equal(splitter.totals(starts), expected)
 
 
 @settings(max_examples=100, deadline=None)
