@@ -18,7 +18,8 @@ samples, so the tree does not depend on the order in which nodes are grown.
 :func:`grow_depth_first` therefore grows a whole level at a time (one sorted
 sweep per feature and level, whatever the number of nodes) and numbers the
 nodes in depth-first pre-order afterwards, left child first, as
-scikit-learn's depth-first builder does.  With ``max_leaf_nodes``,
+scikit-learn's depth-first builder does (in the common case in one compiled
+call, :func:`dtree.kernels.grow_levels`, with the same trees).  With ``max_leaf_nodes``,
 :func:`grow_best_first` repeatedly splits the leaf of largest impurity
 decrease (ties: the leaf created first) until the tree has ``max_leaf_nodes``
 leaves; nodes are numbered in creation order.
@@ -47,8 +48,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtree.criteria import EPSILON, _running_sums_exact
-from dtree.splitting import BestSplitter, RandomSplitter, presort
+from dtree import kernels
+from dtree.criteria import (EPSILON, ClassWeights, Entropy, FriedmanMSE, Gini, SquaredError,
+                            _running_sums_exact)
+from dtree.splitting import (_NO_CODES, _NO_FLOATS, _NO_STATS, BestSplitter, RandomSplitter,
+                             _has_missing, presort)
 from dtree.tree import TREE_LEAF, node_fields
 
 # The "node" arrays of dtree.tree.NODE_FIELDS that the growers compute.
@@ -200,6 +204,10 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         The split search, a class with :class:`dtree.splitting.BestSplitter`'s
         interface; None: from ``params.splitter``.
     """
+    if splitter is None:
+        grown = _grow_compiled(X, stats, criterion, params, rng)
+        if grown is not None:
+            return grown
     n_samples = X.shape[0]
     splitter = _splitter(X, stats, criterion, params, rng, splitter)
     starts = np.array([0], dtype=np.intp)
@@ -258,7 +266,10 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         if not keep.all():  # too small a decrease: the node stays a leaf
             kept_children = np.repeat(keep, 2)
             splitter.keep(np.repeat(kept_children, child_sizes))
-            child_sizes, child_totals = child_sizes[kept_children], child_totals[:, kept_children]
+            # C order, as splitter.totals gives (NumPy lays a[:, mask] out by
+            # columns), so that the impurities below are those of that layout.
+            child_sizes = child_sizes[kept_children]
+            child_totals = np.ascontiguousarray(child_totals[:, kept_children])
             bounds = None if bounds is None else bounds[:, kept_children]
             where = where[keep]
         for f in node_fields("split"):
@@ -271,6 +282,109 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         depth += 1
     del splitter              # the presorted index is not needed to assemble the tree
     return _preorder(levels)
+
+
+# The criteria of dtree.kernels.grow_levels, by class.
+_GROWN_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
+                   SquaredError: kernels.SQUARED_ERROR, FriedmanMSE: kernels.FRIEDMAN_MSE}
+# grow_levels' generator where it draws nothing (random_state=None).
+_NO_GENERATOR = np.random.default_rng(0)
+# The arrays grow_levels returns, by name (the others are the estimator's).
+_GROWN_ARRAYS = ("children_left", "children_right", "feature", "threshold",
+                 "missing_go_to_left", "n_node_samples")
+
+
+def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> GrownTree | None:
+    """:func:`grow_depth_first` in one compiled call (:func:`dtree.kernels.grow_levels`), or None.
+
+    For the common case: Numba installed and enabled, dense ``X`` without
+    missing values, the best splitter searching every feature
+    (``max_features`` of all; ``rng``'s draws give the tie ranks, the numbers
+    :meth:`dtree.splitting.BestSplitter.options` draws), no monotonicity constraint, and Gini or entropy on
+    exact class weights (for Gini a root weight :math:`W` with
+    :math:`W^2 < 2^{53}`) or the squared error or Friedman's MSE (one
+    output).  The tree is the one the level-by-level loop grows, array for
+    array: the kernel takes every decision on NumPy's floats, and the
+    impurities are computed here with ``criterion.impurity``.  None
+    otherwise, and where the kernel cannot decide as NumPy does (a NaN proxy;
+    an entropy decrease within rounding of ``min_impurity_decrease``): the
+    caller grows the tree level by level.
+    """
+    code = _GROWN_CRITERIA.get(criterion)
+    classes = type(stats) is ClassWeights
+    if (code is None or not kernels.available() or params.splitter != "best"
+            or params.monotonic_cst is not None or (params.max_features or X.shape[1]) < X.shape[1]
+            or classes != (code in (kernels.GINI, kernels.ENTROPY))
+            or {f.name for f in node_fields("child", "split")} | set(GROWN_NODE_FIELDS)
+            != set(_GROWN_ARRAYS) | {"impurity"}):
+        return None
+    if classes:
+        if not stats.exact_sums:
+            return None
+        root_weight = stats.shape[1] if stats.weight is None else float(stats.weight.sum())
+        if code == kernels.GINI and root_weight * root_weight >= 2.0**53:
+            return None
+        has_weight = stats.weight is not None
+        args = (stats.codes, stats.weight if has_weight else _NO_FLOATS, has_weight, _NO_STATS)
+    else:
+        if not (isinstance(stats, np.ndarray) and stats.dtype == np.float64):
+            return None
+        args = (_NO_CODES, _NO_FLOATS, False, stats)
+    if _has_missing(X).any():
+        return None
+    splitter = BestSplitter(criterion, stats).start(X, sort=presort)
+    by_feature = splitter.columns is not None
+    n_features = X.shape[1]
+    state = kernels.grow_start(splitter.order, *args, stats.shape[0], n_features)
+    if rng is not None:    # restored if the loop over levels is to draw the same numbers
+        generator_state = rng.bit_generator.state
+    status, state = kernels.grow_levels(
+        splitter.columns if by_feature else X, by_feature, splitter.order, *args, classes,
+        stats.shape[0], code, params.min_samples_leaf, float(params.min_weight_leaf),
+        params.min_samples_split, params.max_depth, float(params.min_impurity_decrease),
+        rng is not None, _NO_GENERATOR if rng is None else rng, state)
+    if status != kernels.GROWN:
+        if rng is not None:
+            rng.bit_generator.state = generator_state
+        return None
+    del splitter               # the presorted index is not needed to assemble the tree
+    node_count = int(state[0][1]) + state[1].size
+    grown = {f.name: np.empty(node_count, f.dtype) for f in node_fields("child", "split")}
+    grown["n_node_samples"] = np.empty(node_count, np.intp)
+    node_stats = np.empty((node_count, stats.shape[0]))
+    pre, level_sizes = kernels.grown_tree(state, *(grown[name] for name in _GROWN_ARRAYS),
+                                          node_stats)
+    del state
+    grown["impurity"] = _level_impurities(criterion, node_stats, pre, level_sizes)
+    return GrownTree(arrays=grown, stats=node_stats)
+
+
+def _takes_logarithms(criterion) -> bool:
+    """Whether ``criterion.impurity`` takes logarithms (entropy, of one output or several)."""
+    return criterion is Entropy or getattr(criterion, "base", None) is Entropy
+
+
+def _level_impurities(criterion, node_stats, pre, level_sizes):
+    """``criterion.impurity`` of every node (pre-order), with the floats of the level-by-level loop.
+
+    That loop computes the impurities of a level's nodes in one call, on an
+    array (n_stats, n_level) in C order (the layout :meth:`BestSplitter.totals`
+    gives).  NumPy's vectorised ``log2`` may
+    round a value differently depending on where in such an array it falls
+    (measured for the entropy, with AVX-512), so for the entropy the same
+    arrays are made, level by level; the other criteria's impurities take
+    no logarithm, and every node's float is the same in one call.
+    """
+    if not _takes_logarithms(criterion):
+        impurity = np.asarray(criterion.impurity(np.ascontiguousarray(node_stats.T)), np.float64)
+        return impurity if impurity.base is None else impurity.copy()     # owned (TreeArrays)
+    impurity = np.empty(pre.size)
+    first = 0
+    for n_level in level_sizes.tolist():
+        nodes = pre[first:first + n_level]
+        impurity[nodes] = criterion.impurity(np.ascontiguousarray(node_stats[nodes].T))
+        first += n_level
+    return impurity
 
 
 def _preorder(levels) -> GrownTree:

@@ -31,7 +31,12 @@ holds the kernels equal to :func:`~dtree.splitting.best_splits`, and
 ``tests/test_reference_splitter.py`` that one to the reference.  The level's
 partition (:func:`partition_level`), the compaction of the nodes that go on
 (:func:`keep_positions`) and the nodes' sums (:func:`segment_totals`) are
-compiled too, each the same as its NumPy version.
+compiled too, each the same as its NumPy version.  :func:`grow_levels` runs
+them all, level after level, with the leaf rules and
+``min_impurity_decrease``, in one call per tree, for the cases whose
+decisions it takes on NumPy's floats (``dtree.growth._grow_compiled``);
+``tests/test_kernels.py`` holds its trees equal to those of the loop over
+levels.
 
 What is compiled is only the common case: dense ``X`` without missing values,
 an additive criterion of one output, no monotonicity constraint, every
@@ -49,8 +54,10 @@ import os
 import numpy as np
 
 __all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
-           "available", "keep_positions", "partition_level", "search_classes",
-           "search_regression", "segment_totals"]
+           "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "available", "grow_levels",
+           "grow_start", "grown_tree",
+           "keep_positions", "partition_level", "search_classes", "search_regression",
+           "segment_totals"]
 
 #: Whether the compiled sweep is used (where Numba is installed); the
 #: environment variable ``DTREE_NUMBA=0`` turns it off, and tests set it to
@@ -457,3 +464,367 @@ def segment_totals(samples, starts, codes, weight, has_weight, stats, out):
             else:
                 for k in range(stats.shape[0]):
                     out[k, j] += stats[k, s]
+
+
+# What grow_levels reports: the tree is grown; a proxy is NaN; an impurity
+# decrease is too close to min_impurity_decrease for the C library's log2 to
+# decide it as NumPy's does.  On the last two the caller grows the tree with
+# the NumPy steps instead (dtree.growth.grow_depth_first).
+GROWN, NAN_PROXY, CLOSE_DECREASE = 1, 0, -1
+
+
+@_jit
+def _node_impurity(totals, j, criterion):
+    """:math:`i(t)` of segment ``j`` of ``totals`` (n_stats, n): ``Criterion.impurity``'s floats.
+
+    Gini (``1 - sum_k c_k^2 / W^2``) and the squared error (``S_2/W - (S/W)^2``)
+    with NumPy's operations in NumPy's order (classes summed one after
+    another), the same floats; entropy with the C library's ``log2``.
+    """
+    if criterion == SQUARED_ERROR or criterion == FRIEDMAN_MSE:
+        mean = totals[1, j] / totals[0, j]
+        return totals[2, j] / totals[0, j] - mean * mean
+    total = 0.0
+    for k in range(totals.shape[0]):
+        total += totals[k, j]
+    acc = 0.0
+    if criterion == GINI:
+        for k in range(totals.shape[0]):
+            acc += totals[k, j] * totals[k, j]
+        return 1.0 - acc / (total * total)
+    for k in range(totals.shape[0]):
+        p = totals[k, j] / total
+        if p > 0:
+            acc += p * np.log2(p)
+    return -acc + 0.0
+
+
+@_jit
+def _node_weight(totals, j, classes):
+    """``Criterion.weight`` of segment ``j``: the classes' weights summed, or row 0."""
+    if not classes:
+        return totals[0, j]
+    total = 0.0
+    for k in range(totals.shape[0]):
+        total += totals[k, j]
+    return total
+
+
+@_jit
+def _doubled(a, n):
+    """``a`` (rows first) with room for at least ``n`` rows, its rows kept."""
+    if a.shape[0] >= n:
+        return a
+    bigger = np.empty((max(n, 2 * a.shape[0]),) + a.shape[1:], a.dtype)
+    bigger[:a.shape[0]] = a
+    return bigger
+
+
+@_jit
+def _preorder_nodes(left, right, feature, threshold, go_left, samples, node_stats, out_left,
+                    out_right, out_feature, out_threshold, out_go_left, out_samples, out_stats):
+    """Nodes numbered level by level (children after their parent), in depth-first pre-order.
+
+    :func:`dtree.growth._preorder`: a node's subtree holds itself and its
+    children's subtrees; its left child comes right after it, its right child
+    after the left child's subtree.  Writes the arrays renumbered into the
+    ``out_`` ones and returns ``pre`` (n,), each node's new number.
+    """
+    n = left.shape[0]
+    subtree = np.ones(n, np.intp)
+    for node in range(n - 1, -1, -1):
+        if left[node] >= 0:
+            subtree[node] += subtree[left[node]] + subtree[right[node]]
+    pre = np.zeros(n, np.intp)
+    for node in range(n):
+        if left[node] >= 0:
+            pre[left[node]] = pre[node] + 1
+            pre[right[node]] = pre[node] + 1 + subtree[left[node]]
+    for node in range(n):
+        q = pre[node]
+        out_left[q] = pre[left[node]] if left[node] >= 0 else -1
+        out_right[q] = pre[right[node]] if right[node] >= 0 else -1
+        out_feature[q], out_threshold[q] = feature[node], threshold[node]
+        out_go_left[q], out_samples[q] = go_left[node], samples[node]
+        out_stats[q] = node_stats[node]
+    return pre
+
+
+@_jit
+def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, classes,
+                n_stats, criterion, min_samples_leaf, min_weight_leaf, min_samples_split,
+                max_depth, min_impurity_decrease, use_rank, rng, state):
+    r"""Grow a whole tree level by level, as :func:`dtree.growth.grow_depth_first` does.
+
+    Every step of a level in one compiled loop: the leaf rules, the split
+    search (:func:`search_classes`, :func:`search_regression`), the
+    partition, the children's sums (:func:`segment_totals`) and the rule of
+    ``min_impurity_decrease``, with the features found constant following
+    their nodes; then the nodes renumbered in depth-first pre-order.  For
+    exact class weights (Gini, entropy; for Gini also :math:`W^2 < 2^{53}`)
+    and float64 statistics (squared error, Friedman's MSE), one output, no
+    missing values, every feature searched (tie ranks drawn, but no
+    ``max_features`` draws).
+
+    The decisions are NumPy's: the impurities and decreases of Gini, the
+    squared error and Friedman's MSE are computed with NumPy's operations in
+    NumPy's order (the same floats), and a node is pure exactly when its
+    entropy is 0; an entropy decrease within :math:`10^{-12}` (relative) of
+    ``min_impurity_decrease`` stops the growth (``CLOSE_DECREASE``), as a NaN
+    proxy does (``NAN_PROXY``; a safeguard: with finite statistics a node whose
+    proxies could be NaN has a NaN impurity and stays a leaf), for the caller
+    to grow the tree with NumPy.
+
+    Parameters
+    ----------
+    values, by_feature, order, codes, weight, has_weight, stats
+        As for :func:`search_classes` (``classes``: True) and
+        :func:`search_regression` (False); ``order`` (n_features, n_samples)
+        is the presorted index of all samples, and is overwritten.
+    n_stats : int
+        Rows of a node's statistics: classes, or ``stats.shape[0]``.
+    criterion : int
+        :data:`GINI`, :data:`ENTROPY`, :data:`SQUARED_ERROR` or :data:`FRIEDMAN_MSE`.
+    min_samples_leaf, min_weight_leaf, min_samples_split, max_depth, min_impurity_decrease
+        The rules of :func:`dtree.growth.grow_depth_first`.
+    use_rank, rng : bool, numpy.random.Generator
+        With ``use_rank``, the tie ranks are drawn from ``rng`` as
+        :meth:`dtree.splitting.BestSplitter.options` draws them (a row of
+        ``n_features`` per node searched, level after level: the same
+        numbers, which Numba takes from the generator's own bit generator):
+        ties between features go to the lower draw, as they go to the lower
+        rank of it (two equal draws, which a 53-bit generator all but never
+        gives: to the lower feature index).
+    state : tuple
+        What :func:`grow_start` returns.
+
+    Returns
+    -------
+    status : int
+        :data:`GROWN`, or :data:`NAN_PROXY` / :data:`CLOSE_DECREASE` (the
+        tree is to be grown level by level instead).
+    state : tuple
+        The tree grown, for :func:`grown_tree`.
+
+    :func:`grown_tree` writes the tree grown into arrays of shape
+    (node_count,), in depth-first pre-order, left child first:
+    ``children_left``, ``children_right``, ``feature`` (int), ``threshold``
+    (float64), ``missing_go_to_left`` (bool) (the splits' fields as
+    :class:`dtree.splitting.SplitResult` has them; -1, -2 and -2.0 at leaves),
+    ``n_node_samples`` (int) and ``node_stats`` (node_count, n_stats); and
+    returns ``pre``, the pre-order number of each node in creation order (level by
+    level, a level's nodes in the order of their parents, left child first),
+    and ``level_sizes`` (n_levels,), the nodes per level.  The impurities are
+    the caller's to compute, from ``node_stats``, with NumPy.
+    """
+    n_features, n_samples = order.shape[0], order.shape[1]
+    (counters, sizes, totals, constant, node_left, node_right, node_feature, node_threshold,
+     node_go_left, node_samples, node_stats, level_sizes) = state
+    m, first, depth = counters[0], counters[1], counters[2]
+    total_weight = _node_weight(np.ascontiguousarray(node_stats[:1].T), 0, classes)
+    goes_left = np.zeros(n_samples, np.bool_)
+    buffer = np.empty(n_samples, order.dtype)
+    keep = np.empty(n_samples, np.bool_)
+    while True:
+        n_level = sizes.shape[0]
+        level_sizes[depth] = n_level
+        end = first + n_level
+        if end > node_left.shape[0]:
+            node_left = _doubled(node_left, end)
+            node_right = _doubled(node_right, end)
+            node_feature = _doubled(node_feature, end)
+            node_threshold = _doubled(node_threshold, end)
+            node_go_left = _doubled(node_go_left, end)
+            node_samples = _doubled(node_samples, end)
+            node_stats = _doubled(node_stats, end)
+            node_left[first:] = -1
+            node_right[first:] = -1
+            node_feature[first:] = -2
+            node_threshold[first:] = -2.0
+            node_go_left[first:] = False
+        impurity = np.empty(n_level)
+        is_open = np.zeros(n_level, np.bool_)
+        n_open = 0
+        for j in range(n_level):
+            node_samples[first + j] = sizes[j]
+            for k in range(n_stats):
+                node_stats[first + j, k] = totals[k, j]
+            impurity[j] = _node_impurity(totals, j, criterion)
+            is_open[j] = (depth < max_depth and sizes[j] >= min_samples_split
+                          and sizes[j] >= 2 * min_samples_leaf
+                          and _node_weight(totals, j, classes) >= 2 * min_weight_leaf
+                          and impurity[j] > EPSILON)
+            n_open += is_open[j]
+        if n_open == 0:
+            break
+        # Keep only the segments that may split (their ids in `where`).
+        where = np.flatnonzero(is_open)
+        if n_open < n_level:
+            p = 0
+            for j in range(n_level):
+                keep[p:p + sizes[j]] = is_open[j]
+                p += sizes[j]
+            m = keep_positions(order[:, :m], keep[:m])
+        o_sizes = sizes[where]
+        o_starts = np.zeros(n_open, np.intp)
+        for j in range(1, n_open):
+            o_starts[j] = o_starts[j - 1] + o_sizes[j - 1]
+        o_totals = np.ascontiguousarray(totals[:, where])
+        o_constant = constant[where]
+        o_impurity = impurity[where]
+        # The search (no draws: every feature, ties to the lowest index).
+        proxy = np.full(n_open, -np.inf)
+        feature = np.full(n_open, -1, np.intp)
+        position = np.zeros(n_open, np.intp)
+        rank = np.full(n_open, np.inf)
+        threshold = np.full(n_open, -2.0)
+        cut = np.zeros(n_open, np.intp)
+        n_left = np.zeros(n_open, np.intp)
+        go_left = np.zeros(n_open, np.bool_)
+        no_mask = np.ones((1, 1), np.bool_)
+        # Tie ranks: BestSplitter.options' draws, a row per node, and ranks them;
+        # the draws themselves order the features as their ranks do.
+        rank_of = rng.random((n_open, n_features)) if use_rank else np.zeros((1, 1))
+        if classes:
+            largest = 0.0
+            for j in range(n_open):
+                largest = max(largest, _node_weight(o_totals, j, True))
+            ok = search_classes(values, by_feature, order, o_starts, o_sizes, codes, weight,
+                                has_weight, o_totals, criterion, min_samples_leaf,
+                                min_weight_leaf, True, largest * largest < 2.0**53, False,
+                                no_mask, use_rank, rank_of, o_constant, proxy, feature, position,
+                                rank, threshold, cut, n_left, go_left)
+        else:
+            ok = search_regression(values, by_feature, order, o_starts, o_sizes, stats,
+                                   o_totals, criterion, min_samples_leaf, min_weight_leaf,
+                                   False, no_mask, use_rank, rank_of, o_constant, proxy, feature,
+                                   position, rank, threshold, cut, n_left, go_left)
+        if not ok:
+            return NAN_PROXY, state
+        split = np.flatnonzero(feature >= 0)
+        n_split = split.shape[0]
+        if n_split == 0:
+            break
+        if n_split < n_open:
+            p = 0
+            for j in range(n_open):
+                keep[p:p + o_sizes[j]] = feature[j] >= 0
+                p += o_sizes[j]
+            m = keep_positions(order[:, :m], keep[:m])
+        s_sizes = o_sizes[split]
+        s_starts = np.zeros(n_split, np.intp)
+        for j in range(1, n_split):
+            s_starts[j] = s_starts[j - 1] + s_sizes[j - 1]
+        partition_level(order[:, :m], s_starts, s_sizes, feature[split], cut[split],
+                        np.zeros(n_split, np.intp), np.zeros(n_split, np.bool_), goes_left,
+                        buffer)
+        # The children, left, right, left, right, ... and their sums.
+        c_sizes = np.empty(2 * n_split, np.intp)
+        c_starts = np.empty(2 * n_split, np.intp)
+        for i in range(n_split):
+            c_sizes[2 * i] = n_left[split[i]]
+            c_sizes[2 * i + 1] = s_sizes[i] - n_left[split[i]]
+            c_starts[2 * i] = s_starts[i]
+            c_starts[2 * i + 1] = s_starts[i] + n_left[split[i]]
+        c_totals = np.empty((n_stats, 2 * n_split))
+        segment_totals(order[0, :m], c_starts, codes, weight,
+                       has_weight, stats, c_totals)
+        # min_impurity_decrease, on the weighted impurity decrease (Criterion.improvement).
+        kept = np.zeros(n_split, np.bool_)
+        for i in range(n_split):
+            j = split[i]
+            w_node = _node_weight(o_totals, j, classes)
+            w_left = _node_weight(c_totals, 2 * i, classes)
+            w_right = _node_weight(c_totals, 2 * i + 1, classes)
+            if criterion == FRIEDMAN_MSE:     # FriedmanMSE.improvement
+                diff = w_right * c_totals[1, 2 * i] - w_left * c_totals[1, 2 * i + 1]
+                gain = diff * diff / (w_left * w_right * w_node)
+                scale = 0.0
+            else:
+                i_left = _node_impurity(c_totals, 2 * i, criterion)
+                i_right = _node_impurity(c_totals, 2 * i + 1, criterion)
+                a, b = w_right / w_node * i_right, w_left / w_node * i_left
+                gain = (w_node / total_weight) * (o_impurity[j] - a - b)
+                scale = (w_node / total_weight) * (abs(o_impurity[j]) + abs(a) + abs(b))
+            kept[i] = not (gain + EPSILON < min_impurity_decrease)
+            if criterion == ENTROPY and abs(gain + EPSILON - min_impurity_decrease) <= 1e-12 * scale:
+                return CLOSE_DECREASE, state
+        n_kept = 0
+        for i in range(n_split):
+            n_kept += kept[i]
+        if n_kept == 0:
+            break
+        # Record the kept splits; their children make the next level.
+        next_id = end
+        for i in range(n_split):
+            if kept[i]:
+                j = split[i]
+                node = first + where[j]
+                node_feature[node], node_threshold[node] = feature[j], threshold[j]
+                node_go_left[node] = go_left[j]
+                node_left[node], node_right[node] = next_id, next_id + 1
+                next_id += 2
+        c_constant = np.empty((2 * n_split, n_features), np.bool_)
+        for i in range(n_split):
+            c_constant[2 * i] = o_constant[split[i]]
+            c_constant[2 * i + 1] = o_constant[split[i]]
+        if n_kept < n_split:
+            p = 0
+            for c in range(2 * n_split):
+                keep[p:p + c_sizes[c]] = kept[c // 2]
+                p += c_sizes[c]
+            m = keep_positions(order[:, :m], keep[:m])
+            kept_children = np.repeat(kept, 2)
+            c_sizes = c_sizes[kept_children]
+            c_totals = np.ascontiguousarray(c_totals[:, kept_children])
+            c_constant = c_constant[kept_children]
+        first = end
+        sizes, totals, constant = c_sizes, c_totals, c_constant
+        depth += 1
+    level_sizes[depth] = sizes.shape[0]
+    counters[0], counters[1], counters[2] = m, first, depth
+    return GROWN, (counters, sizes, totals, constant, node_left, node_right, node_feature,
+                      node_threshold, node_go_left, node_samples, node_stats, level_sizes)
+
+
+@_jit
+def grow_start(order, codes, weight, has_weight, stats, n_stats, n_features):
+    """The state :func:`grow_levels` starts from: the root, all samples, no node grown yet."""
+    n_samples = order.shape[1]
+    starts = np.zeros(1, np.intp)
+    sizes = np.full(1, n_samples, np.intp)
+    totals = np.empty((n_stats, 1))
+    segment_totals(order[0], starts, codes, weight, has_weight, stats, totals)
+    capacity = 64       # nodes in creation order (level by level), grown by doubling
+    node_stats = np.empty((capacity, n_stats))
+    node_stats[0] = totals[:, 0]
+    counters = np.zeros(3, np.intp)       # m (positions in use), first node of the level, depth
+    counters[0] = n_samples
+    return (counters, sizes, totals, np.zeros((1, n_features), np.bool_),
+            np.full(capacity, -1, np.intp), np.full(capacity, -1, np.intp),
+            np.full(capacity, -2, np.intp), np.full(capacity, -2.0),
+            np.zeros(capacity, np.bool_), np.empty(capacity, np.intp), node_stats,
+            np.zeros(n_samples + 1, np.intp))     # nodes per level: at most n levels
+
+
+@_jit
+def grown_tree(state, out_left, out_right, out_feature, out_threshold, out_go_left,
+               out_samples, out_stats):
+    """The tree :func:`grow_levels` has grown (``state``), in depth-first pre-order.
+
+    Fills the arrays of shape (node_count,) (``node_count`` is
+    ``state[0][1] + state[1].size``) ``out_left``, ``out_right``,
+    ``out_feature`` (int), ``out_threshold`` (float64), ``out_go_left``
+    (bool), ``out_samples`` (int) and ``out_stats`` (node_count, n_stats),
+    as :func:`grow_levels` describes them, and returns ``pre`` and
+    ``level_sizes``.
+    """
+    (counters, sizes, totals, constant, node_left, node_right, node_feature, node_threshold,
+     node_go_left, node_samples, node_stats, level_sizes) = state
+    first, depth = counters[1], counters[2]
+    n = first + sizes.shape[0]
+    pre = _preorder_nodes(node_left[:n], node_right[:n], node_feature[:n], node_threshold[:n],
+                          node_go_left[:n], node_samples[:n], node_stats[:n], out_left,
+                          out_right, out_feature, out_threshold, out_go_left, out_samples,
+                          out_stats)
+    return pre, level_sizes[:depth + 1].copy()

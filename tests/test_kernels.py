@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 
 import dtree.criteria
-from dtree import DecisionTreeClassifier, DecisionTreeRegressor, kernels
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor, growth, kernels
 from dtree.criteria import Entropy, FriedmanMSE, Gini, Poisson, SquaredError
 from dtree.splitting import (
     BestSplitter,
@@ -393,3 +393,174 @@ def test_import_dtree_does_not_import_numba():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stderr
+
+
+# --- The whole growth in one call (kernels.grow_levels, growth._grow_compiled) ---
+
+def _without_grow_levels(monkeypatch):
+    """Grow level by level (the compiled search per level), not with grow_levels."""
+    monkeypatch.setattr(growth, "_grow_compiled", lambda *args, **kwargs: None)
+
+
+def _counting_grow_levels(monkeypatch):
+    """Record grow_levels' status of every call (the tree grown by it or not)."""
+    statuses = []
+    kernels.available()
+    real = kernels.grow_levels
+
+    def counted(*args):
+        result = real(*args)
+        statuses.append(result[0])
+        return result
+
+    monkeypatch.setattr(kernels, "grow_levels", counted)
+    return statuses
+
+
+TREE_ARRAYS = ("children_left", "children_right", "feature", "threshold", "impurity",
+               "n_node_samples", "weighted_n_node_samples", "value", "missing_go_to_left")
+
+
+def assert_same_tree(a, b):
+    for name in TREE_ARRAYS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 120), n_features=st.integers(1, 5),
+       criterion=st.sampled_from(["gini", "entropy", "squared_error", "friedman_mse"]),
+       n_classes=st.sampled_from([2, 3, 11]), ties=st.booleans(),
+       weights=st.sampled_from(["none", "whole"]),
+       max_depth=st.sampled_from([None, 1, 3]), min_samples_leaf=st.integers(1, 4),
+       min_samples_split=st.integers(2, 9), min_weight_fraction_leaf=st.sampled_from([0.0, 0.1]),
+       min_impurity_decrease=st.sampled_from([0.0, 0.0, 0.005, 0.05]),
+       random_state=st.sampled_from([None, 0, "generator"]))
+@example(seed=0, n=4, n_features=2, criterion="entropy", n_classes=2, ties=True,
+         weights="none", max_depth=None, min_samples_leaf=1, min_samples_split=2,
+         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, random_state=None)
+@example(seed=1, n=120, n_features=5, criterion="gini", n_classes=3, ties=True,
+         weights="none", max_depth=None, min_samples_leaf=1, min_samples_split=2,
+         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, random_state="generator")
+def test_grow_levels_grows_the_trees_of_the_level_loop(
+        seed, n, n_features, criterion, n_classes, ties, weights, max_depth,
+        min_samples_leaf, min_samples_split, min_weight_fraction_leaf, min_impurity_decrease,
+        random_state):
+    """grow_levels' trees, array for array, are those of the loop over levels and of NumPy.
+
+    With a seed, the tie ranks come from the same draws; a generator of the
+    caller's is left as the loop over levels leaves it.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(n, n_features)) if ties else rng.normal(size=(n, n_features))
+    X = X.astype(float)
+    classification = criterion in ("gini", "entropy")
+    if classification:
+        y = (rng.integers(0, n_classes, n) + (X[:, 0] > 1)) % n_classes
+    else:
+        y = X[:, 0] * 3 + rng.integers(0, 3, n) * (1.0 if ties else rng.normal(size=n))
+    sample_weight = None if weights == "none" else rng.integers(1, 5, n).astype(float)
+    make = DecisionTreeClassifier if classification else DecisionTreeRegressor
+    params = dict(criterion=criterion, max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+                  min_samples_split=min_samples_split,
+                  min_weight_fraction_leaf=min_weight_fraction_leaf,
+                  min_impurity_decrease=min_impurity_decrease)
+
+    generators = []
+
+    def fitted():
+        state = random_state
+        if random_state == "generator":
+            state = np.random.default_rng(seed)
+            generators.append(state)
+        return make(random_state=state, **params).fit(X, y, sample_weight=sample_weight).tree_
+
+    with pytest.MonkeyPatch.context() as patch:
+        libm_log2(patch, criterion)
+        statuses = _counting_grow_levels(patch)
+        grown = fitted()
+        assert len(statuses) == 1 and statuses[0] in (kernels.GROWN, kernels.CLOSE_DECREASE)
+        _without_grow_levels(patch)
+        assert_same_tree(grown, fitted())
+        patch.setattr(kernels, "ENABLED", False)
+        assert_same_tree(grown, fitted())
+    if generators:                  # each generator advanced alike: the same next draw
+        assert len({g.random() for g in generators}) == 1
+
+
+def test_grow_levels_on_real_data_with_min_impurity_decrease(monkeypatch):
+    # Digits, 10 classes: the children dropped by min_impurity_decrease leave a
+    # level whose impurities the loop computes on a C-ordered array (before it
+    # did, NumPy's column-ordered a[:, mask] rounded some entropies differently).
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    statuses = _counting_grow_levels(monkeypatch)
+    for criterion in ("gini", "entropy"):
+        params = dict(criterion=criterion, min_impurity_decrease=0.01)
+        grown = DecisionTreeClassifier(**params).fit(X, y).tree_
+        with monkeypatch.context() as patch:
+            _without_grow_levels(patch)
+            assert_same_tree(grown, DecisionTreeClassifier(**params).fit(X, y).tree_)
+    assert statuses == [kernels.GROWN, kernels.GROWN]
+
+
+def test_an_entropy_decrease_close_to_the_rule_goes_to_the_level_loop(monkeypatch):
+    # XOR: every split of the root leaves both children as mixed as the root,
+    # a decrease of 0 up to rounding, which NumPy's log2 must decide.
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]] * 3)
+    y = np.array([0, 1, 1, 0] * 3)
+    statuses = _counting_grow_levels(monkeypatch)
+    grown = DecisionTreeClassifier(criterion="entropy").fit(X, y).tree_
+    assert statuses == [kernels.CLOSE_DECREASE]
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    assert_same_tree(grown, DecisionTreeClassifier(criterion="entropy").fit(X, y).tree_)
+
+
+@pytest.mark.parametrize("case", ["fractional", "max_features", "poisson", "absolute_error",
+                                  "missing", "monotonic", "random", "outputs", "max_leaf_nodes",
+                                  "sparse", "huge_whole_weights", "disabled"])
+def test_grow_levels_declines_the_other_cases(monkeypatch, case):
+    """What grow_levels does not grow is grown level by level (and it is not called)."""
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    make, params, fit = DecisionTreeClassifier, {}, {}
+    if case == "fractional":
+        fit = {"sample_weight": np.linspace(0.5, 1.5, y.size)}
+    elif case == "huge_whole_weights":      # Gini's W^2 >= 2**53
+        fit = {"sample_weight": np.full(y.size, 1e6)}
+    elif case == "max_features":
+        params = {"max_features": 2, "random_state": 0}
+    elif case in ("poisson", "absolute_error"):
+        make, params = DecisionTreeRegressor, {"criterion": case}
+    elif case == "missing":
+        X[::7, 2] = np.nan
+    elif case == "monotonic":
+        params, y = {"monotonic_cst": [1, 0, 0, 0]}, y == 2
+    elif case == "random":
+        params = {"splitter": "random", "random_state": 0}
+    elif case == "outputs":
+        y = np.column_stack([y, y == 1])
+    elif case == "max_leaf_nodes":
+        params = {"max_leaf_nodes": 5}
+    elif case == "sparse":
+        import scipy.sparse
+        X = scipy.sparse.csc_matrix(X)
+    elif case == "disabled":
+        monkeypatch.setattr(kernels, "ENABLED", False)
+    statuses = _counting_grow_levels(monkeypatch)
+    levels = []
+    real = growth._splitter
+    monkeypatch.setattr(growth, "_splitter", lambda *a, **k: levels.append(1) or real(*a, **k))
+    make(**params).fit(X, y, **fit)
+    assert statuses == [] and levels == [1]
+
+
+def test_grow_levels_is_used_on_the_common_case(monkeypatch):
+    X, y = load_iris(return_X_y=True)
+    statuses = _counting_grow_levels(monkeypatch)
+    levels = []
+    real = growth._splitter
+    monkeypatch.setattr(growth, "_splitter", lambda *a, **k: levels.append(1) or real(*a, **k))
+    DecisionTreeClassifier(random_state=0).fit(X, y)      # tie ranks drawn
+    DecisionTreeRegressor(criterion="friedman_mse").fit(X[:, 1:], X[:, 0])
+    assert statuses == [kernels.GROWN, kernels.GROWN] and levels == []
