@@ -76,9 +76,12 @@ def _sum_over_classes(a):
 
     The float of ``a[0] + a[1] + ...`` added in a loop, whatever the number of
     classes or the shape of the rest.  NumPy adds the rows of a reduction over
-    the first axis one after another, except where the rest has a single
-    element: it then sums pairwise (in another order), so a cumulative sum,
-    which is always sequential, is taken instead.
+    the first axis one after another where that axis is not the contiguous
+    one (``a`` in C order with more than one column); where it is (a single
+    column, or an array in Fortran order, as ``a[:, mask]`` gives) it sums
+    pairwise, in another order.  A single column is therefore summed by a
+    cumulative sum, which is always sequential; the callers keep the other
+    arrays in C order.
     """
     rows = a.reshape(a.shape[0], -1)
     total = np.cumsum(rows, axis=0)[-1] if rows.shape[1] == 1 else rows.sum(axis=0)

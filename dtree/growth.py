@@ -235,7 +235,8 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         # Keep only the segments that may split.
         if not open_.all():
             splitter.keep(np.repeat(open_, sizes))
-            sizes, totals, impurity = sizes[open_], totals[:, open_], impurity[open_]
+            sizes, impurity = sizes[open_], impurity[open_]
+            totals = np.ascontiguousarray(totals[:, open_])      # C order: see below
             bounds = None if bounds is None else bounds[:, open_]
         where = np.flatnonzero(open_)
         starts = _exclusive_cumsum(sizes)
@@ -247,7 +248,8 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         # left, right, left, right, ... in the order of their parents.
         if not split.all():
             splitter.keep(np.repeat(split, sizes))
-            sizes, totals, impurity = sizes[split], totals[:, split], impurity[split]
+            sizes, impurity = sizes[split], impurity[split]
+            totals = np.ascontiguousarray(totals[:, split])
             bounds = None if bounds is None else bounds[:, split]
             found = found.select(split)
         where = where[split]
@@ -266,8 +268,10 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         if not keep.all():  # too small a decrease: the node stays a leaf
             kept_children = np.repeat(keep, 2)
             splitter.keep(np.repeat(kept_children, child_sizes))
-            # C order, as splitter.totals gives (NumPy lays a[:, mask] out by
-            # columns), so that the impurities below are those of that layout.
+            # C order, as splitter.totals gives: NumPy lays a[:, mask] out by
+            # columns, and sums a column-ordered array's classes pairwise, not
+            # one after another (criteria._sum_over_classes), which may round
+            # a node's weight or impurity differently.
             child_sizes = child_sizes[kept_children]
             child_totals = np.ascontiguousarray(child_totals[:, kept_children])
             bounds = None if bounds is None else bounds[:, kept_children]
@@ -369,11 +373,13 @@ def _level_impurities(criterion, node_stats, pre, level_sizes):
 
     That loop computes the impurities of a level's nodes in one call, on an
     array (n_stats, n_level) in C order (the layout :meth:`BestSplitter.totals`
-    gives).  NumPy's vectorised ``log2`` may
-    round a value differently depending on where in such an array it falls
-    (measured for the entropy, with AVX-512), so for the entropy the same
-    arrays are made, level by level; the other criteria's impurities take
-    no logarithm, and every node's float is the same in one call.
+    gives), whose sums over classes NumPy takes one class after another (on
+    a column-ordered array it sums them pairwise: other floats; see
+    ``criteria._sum_over_classes``).  The arrays here are in C order too.  For
+    the entropy they are moreover the loop's own, level by level, so that
+    NumPy's ``log2`` sees each value where the loop gives it (a precaution:
+    whether its vectorised loop rounds by position is not established); the
+    other criteria take no logarithm, and are computed in one call.
     """
     if not _takes_logarithms(criterion):
         impurity = np.asarray(criterion.impurity(np.ascontiguousarray(node_stats.T)), np.float64)

@@ -560,11 +560,11 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
     search (:func:`search_classes`, :func:`search_regression`), the
     partition, the children's sums (:func:`segment_totals`) and the rule of
     ``min_impurity_decrease``, with the features found constant following
-    their nodes; then the nodes renumbered in depth-first pre-order.  For
-    exact class weights (Gini, entropy; for Gini also :math:`W^2 < 2^{53}`)
-    and float64 statistics (squared error, Friedman's MSE), one output, no
-    missing values, every feature searched (tie ranks drawn, but no
-    ``max_features`` draws).
+    their nodes (:func:`grown_tree` then numbers the nodes in depth-first
+    pre-order).  For exact class weights (Gini, entropy; for Gini also
+    :math:`W^2 < 2^{53}`) and float64 statistics (squared error, Friedman's
+    MSE), one output, no missing values, every feature searched (tie ranks
+    drawn, but no ``max_features`` draws).
 
     The decisions are NumPy's: the impurities and decreases of Gini, the
     squared error and Friedman's MSE are computed with NumPy's operations in

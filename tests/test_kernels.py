@@ -32,7 +32,7 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_
 
 import dtree.criteria
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor, growth, kernels
-from dtree.criteria import Entropy, FriedmanMSE, Gini, Poisson, SquaredError
+from dtree.criteria import EPSILON, Entropy, FriedmanMSE, Gini, Poisson, SquaredError
 from dtree.splitting import (
     BestSplitter,
     SearchOptions,
@@ -441,6 +441,9 @@ def assert_same_tree(a, b):
 @example(seed=1, n=120, n_features=5, criterion="gini", n_classes=3, ties=True,
          weights="none", max_depth=None, min_samples_leaf=1, min_samples_split=2,
          min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, random_state="generator")
+@example(seed=1284, n=2, n_features=1, criterion="gini", n_classes=2, ties=True,
+         weights="none", max_depth=None, min_samples_leaf=1, min_samples_split=2,
+         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, random_state=None)
 def test_grow_levels_grows_the_trees_of_the_level_loop(
         seed, n, n_features, criterion, n_classes, ties, weights, max_depth,
         min_samples_leaf, min_samples_split, min_weight_fraction_leaf, min_impurity_decrease,
@@ -451,11 +454,12 @@ def test_grow_levels_grows_the_trees_of_the_level_loop(
     caller's is left as the loop over levels leaves it.
     """
     rng = np.random.default_rng(seed)
-    X = rng.integers(0, 4, size=(n, n_features)) if ties else rng.normal(size=(n, n_features))
+    # No zeros (ties: 1 to 4): a matrix of mostly zeros is searched sparse.
+    X = rng.integers(1, 5, size=(n, n_features)) if ties else rng.normal(size=(n, n_features))
     X = X.astype(float)
     classification = criterion in ("gini", "entropy")
     if classification:
-        y = (rng.integers(0, n_classes, n) + (X[:, 0] > 1)) % n_classes
+        y = (rng.integers(0, n_classes, n) + (X[:, 0] > 2)) % n_classes
     else:
         y = X[:, 0] * 3 + rng.integers(0, 3, n) * (1.0 if ties else rng.normal(size=n))
     sample_weight = None if weights == "none" else rng.integers(1, 5, n).astype(float)
@@ -514,6 +518,123 @@ def test_an_entropy_decrease_close_to_the_rule_goes_to_the_level_loop(monkeypatc
     assert statuses == [kernels.CLOSE_DECREASE]
     monkeypatch.setattr(kernels, "ENABLED", False)
     assert_same_tree(grown, DecisionTreeClassifier(criterion="entropy").fit(X, y).tree_)
+
+
+def test_a_generator_is_left_as_the_level_loop_leaves_it_after_a_fallback(monkeypatch):
+    # XOR again, with the caller's generator: grow_levels draws the root's tie
+    # ranks before it hands the tree back; the draws are undone, so that the
+    # loop over levels draws the same numbers and leaves the generator alike.
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]] * 3)
+    y = np.array([0, 1, 1, 0] * 3)
+    statuses = _counting_grow_levels(monkeypatch)
+    generator = np.random.default_rng(7)
+    grown = DecisionTreeClassifier(criterion="entropy", random_state=generator).fit(X, y).tree_
+    assert statuses == [kernels.CLOSE_DECREASE]
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    reference = np.random.default_rng(7)
+    assert_same_tree(grown, DecisionTreeClassifier(criterion="entropy",
+                                                   random_state=reference).fit(X, y).tree_)
+    assert generator.random() == reference.random()
+
+
+def _root_decrease(criterion, X, y, tree):
+    """The root split's weighted impurity decrease, as ``Criterion.improvement`` computes it."""
+    goes_left = X[:, tree.feature[0]] <= tree.threshold[0]
+    if criterion is Gini:
+        def stats(mask):
+            return np.bincount(y[mask], minlength=y.max() + 1).astype(float)[:, None]
+    else:
+        def stats(mask):
+            return np.array([[mask.sum()], [y[mask].sum()], [(y[mask] ** 2).sum()]], float)
+    root, left, right = stats(np.ones(y.size, bool)), stats(goes_left), stats(~goes_left)
+    total_weight = float(criterion.weight(root)[0])
+    return float(criterion.improvement(root, criterion.impurity(root), left, right,
+                                       total_weight)[0])
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("criterion", [Gini, SquaredError])
+def test_grow_levels_decides_min_impurity_decrease_at_its_boundary(monkeypatch, seed, criterion):
+    r"""A split is kept while its decrease plus the machine epsilon is not below the rule.
+
+    The rule set at the root's decrease :math:`\Delta` plus epsilon (kept)
+    and one float above (dropped), and at :math:`\Delta` plus half an
+    epsilon (kept: not the rule ``decrease < min_impurity_decrease``), each
+    decided as the loop over levels decides it.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.integers(1, 9, size=(30 + seed, 3)).astype(float)
+    classification = criterion is Gini
+    y = rng.integers(0, 3 + seed % 4, X.shape[0])
+    if not classification:
+        y = X[:, 0] * 3 + rng.integers(0, 5, X.shape[0])    # exact sums: the same floats
+    make = DecisionTreeClassifier if classification else DecisionTreeRegressor
+    name = "gini" if classification else "squared_error"
+    decrease = _root_decrease(criterion, X, y, make(criterion=name, max_depth=1).fit(X, y).tree_)
+    at = decrease + EPSILON
+    statuses = _counting_grow_levels(monkeypatch)
+    for rule, splits in [(at, True), (np.nextafter(at, np.inf), False),
+                         (decrease + EPSILON / 2, True)]:
+        params = dict(criterion=name, max_depth=1, min_impurity_decrease=rule)
+        grown = make(**params).fit(X, y).tree_
+        assert (grown.node_count == 3) == splits, rule - decrease
+        with monkeypatch.context() as patch:
+            _without_grow_levels(patch)
+            assert_same_tree(grown, make(**params).fit(X, y).tree_)
+    assert statuses == [kernels.GROWN] * 3
+
+
+def test_grow_levels_splits_a_node_of_twice_the_least_leaf_weight(monkeypatch):
+    # min_weight_fraction_leaf 0.2 of 10 samples: leaves of weight >= 2; the
+    # root's left child holds 4 = 2 * 2 and may split (scikit-learn: >=).
+    X = np.arange(10.0)[:, None]
+    y = np.array([0, 1, 1, 0, 1, 1, 1, 1, 1, 1])
+    params = dict(min_weight_fraction_leaf=0.2)
+    statuses = _counting_grow_levels(monkeypatch)
+    grown = DecisionTreeClassifier(**params).fit(X, y).tree_
+    assert statuses == [kernels.GROWN]
+    assert 4 in grown.n_node_samples[grown.children_left >= 0].tolist()
+    with monkeypatch.context() as patch:
+        _without_grow_levels(patch)
+        assert_same_tree(grown, DecisionTreeClassifier(**params).fit(X, y).tree_)
+    from sklearn.tree import DecisionTreeClassifier as SkDecisionTreeClassifier
+
+    oracle = SkDecisionTreeClassifier(**params).fit(X, y).tree_
+    np.testing.assert_array_equal(grown.children_left, oracle.children_left)
+    np.testing.assert_array_equal(grown.threshold, oracle.threshold)
+
+
+@pytest.mark.parametrize("case", ["float32", "fortran", "strided", "class_weight",
+                                  "300_classes", "fractional_min_samples"])
+def test_grow_levels_on_other_inputs(monkeypatch, case):
+    """Inputs the estimator converts (dtype, layout), class weights, many classes."""
+    rng = np.random.default_rng(3)
+    X = rng.integers(1, 6, size=(400, 5)).astype(float)
+    y = (X[:, 0] + rng.integers(0, 3, 400)).astype(int)
+    params = {}
+    if case == "float32":
+        X = X.astype(np.float32) / 3
+    elif case == "fortran":
+        X = np.asfortranarray(X)
+    elif case == "strided":
+        X = np.repeat(X, 2, axis=1)[:, ::2]
+    elif case == "class_weight":
+        params = {"class_weight": {k: k + 1 for k in np.unique(y)}}
+    elif case == "300_classes":
+        X = rng.normal(size=(900, 4))
+        y = rng.integers(0, 300, 900)
+    elif case == "fractional_min_samples":
+        params = {"min_samples_split": 0.05, "min_samples_leaf": 0.01}
+    X_before = X.copy()
+    statuses = _counting_grow_levels(monkeypatch)
+    grown = DecisionTreeClassifier(**params).fit(X, y).tree_
+    assert statuses == [kernels.GROWN]
+    np.testing.assert_array_equal(X, X_before)
+    with monkeypatch.context() as patch:
+        _without_grow_levels(patch)
+        assert_same_tree(grown, DecisionTreeClassifier(**params).fit(X, y).tree_)
+        patch.setattr(kernels, "ENABLED", False)
+        assert_same_tree(grown, DecisionTreeClassifier(**params).fit(X, y).tree_)
 
 
 @pytest.mark.parametrize("case", ["fractional", "max_features", "poisson", "absolute_error",
