@@ -52,7 +52,7 @@ from dtree import kernels
 from dtree.criteria import (EPSILON, ClassWeights, Entropy, FriedmanMSE, Gini, SquaredError,
                             _running_sums_exact)
 from dtree.splitting import (_NO_CODES, _NO_FLOATS, _NO_STATS, BestSplitter, RandomSplitter,
-                             _has_missing, presort)
+                             _has_missing, kernel_criterion, presort)
 from dtree.tree import TREE_LEAF, node_fields
 
 # The "node" arrays of dtree.tree.NODE_FIELDS that the growers compute.
@@ -306,15 +306,15 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     (``max_features`` of all; ``rng``'s draws give the tie ranks, the numbers
     :meth:`dtree.splitting.BestSplitter.options` draws), no monotonicity constraint, and Gini or entropy on
     exact class weights (for Gini a root weight :math:`W` with
-    :math:`W^2 < 2^{53}`) or the squared error or Friedman's MSE (one
-    output).  The tree is the one the level-by-level loop grows, array for
+    :math:`W^2 < 2^{53}`) or the squared error or Friedman's MSE (of one
+    output or several).  The tree is the one the level-by-level loop grows, array for
     array: the kernel takes every decision on NumPy's floats, and the
     impurities are computed here with ``criterion.impurity``.  None
     otherwise, and where the kernel cannot decide as NumPy does (a NaN proxy;
     an entropy decrease within rounding of ``min_impurity_decrease``): the
     caller grows the tree level by level.
     """
-    code = _GROWN_CRITERIA.get(criterion)
+    code, n_outputs = kernel_criterion(criterion, _GROWN_CRITERIA)
     classes = type(stats) is ClassWeights
     if (code is None or not kernels.available() or params.splitter != "best"
             or params.monotonic_cst is not None or (params.max_features or X.shape[1]) < X.shape[1]
@@ -344,7 +344,7 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
         generator_state = rng.bit_generator.state
     status, state = kernels.grow_levels(
         splitter.columns if by_feature else X, by_feature, splitter.order, *args, classes,
-        stats.shape[0], code, params.min_samples_leaf, float(params.min_weight_leaf),
+        stats.shape[0], n_outputs, code, params.min_samples_leaf, float(params.min_weight_leaf),
         params.min_samples_split, params.max_depth, float(params.min_impurity_decrease),
         rng is not None, _NO_GENERATOR if rng is None else rng, state)
     if status != kernels.GROWN:

@@ -39,7 +39,8 @@ decisions it takes on NumPy's floats (``dtree.growth._grow_compiled``);
 levels.
 
 What is compiled is only the common case: dense ``X`` without missing values,
-an additive criterion of one output, no monotonicity constraint, every
+an additive criterion of one output (or a regression's of several), no
+monotonicity constraint, every
 midpoint a candidate (``splitter="best"``).  Everything else, and every
 level whose proxy gives a NaN somewhere, goes through the NumPy sweep.
 Numba is imported on the first fit that needs it; without it (or with the
@@ -136,6 +137,34 @@ def _regression_proxy(w_left, s_left, w_right, s_right, criterion):
     if s_left <= EPSILON or s_right <= EPSILON:   # Poisson: positive sums only
         return -np.inf
     return s_left * np.log2(s_left / w_left) + s_right * np.log2(s_right / w_right)
+
+
+@_jit
+def _outputs_proxy(w_left, s_left, w_right, s_right, criterion):
+    r"""The proxy of a cut of ``m`` outputs, from the children's weights and sums ``(m,)``.
+
+    ``dtree.criteria._MultiOutputRegression.proxy`` in NumPy's order (sums
+    over the outputs one after another): :math:`\sum_k S_{L,k}^2 / W_L +
+    \sum_k S_{R,k}^2 / W_R`; Friedman's on :math:`S = \sum_k S_k`; Poisson's
+    the outputs' proxies summed (``m`` > 1; for one, :func:`_regression_proxy`).
+    """
+    m = s_left.shape[0]
+    if criterion == SQUARED_ERROR:
+        left, right = s_left[0] * s_left[0], s_right[0] * s_right[0]
+        for k in range(1, m):
+            left += s_left[k] * s_left[k]
+            right += s_right[k] * s_right[k]
+        return left / w_left + right / w_right
+    if criterion == FRIEDMAN_MSE:
+        left, right = s_left[0], s_right[0]
+        for k in range(1, m):
+            left += s_left[k]
+            right += s_right[k]
+        return _regression_proxy(w_left, left, w_right, right, criterion)
+    score = _regression_proxy(w_left, s_left[0], w_right, s_right[0], criterion)
+    for k in range(1, m):
+        score = score + _regression_proxy(w_left, s_left[k], w_right, s_right[k], criterion)
+    return score
 
 
 @_jit
@@ -333,18 +362,23 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
 
 @_jit
 def search_regression(values, by_feature, order, starts, sizes, stats, totals, criterion,
-                      min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank,
-                      constant, out_proxy, out_feature, out_position, out_rank, out_threshold,
-                      out_cut, out_n_left, out_go_left):
+                      n_outputs, min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank,
+                      rank, constant, out_proxy, out_feature, out_position, out_rank,
+                      out_threshold, out_cut, out_n_left, out_go_left):
     """:func:`search_classes` for the squared error, Friedman's MSE and Poisson.
 
     ``stats`` (n_stats, n_samples) and ``totals`` (n_stats, n_segments) hold
-    :math:`w` and :math:`wy` in their first two rows; the running sums go on
-    across segments (the level's floats), so every position is summed.
+    :math:`w` in their first row and :math:`w y_k` of the ``n_outputs``
+    outputs in the next ones; the running sums go on across segments (the
+    level's floats), so every position is summed.
     """
     n_features = order.shape[0]
+    m = n_outputs          # output 0's running sum in a scalar, the others' in s_left
+    s_left = np.zeros(m)
+    s_right = np.zeros(m)
     for f in range(n_features):
-        w_left, s_left = 0.0, 0.0
+        w_left, s_left0 = 0.0, 0.0
+        s_left[:] = 0.0
         for j in range(starts.shape[0]):
             start, end = starts[j], starts[j] + sizes[j]
             skip = constant[j, f] or (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf
@@ -356,10 +390,14 @@ def search_regression(values, by_feature, order, starts, sizes, stats, totals, c
                 s = order[f, p]
                 if p == start and j > 0:     # + (statistics - previous segment's total)
                     w_left = w_left + (stats[0, s] - totals[0, j - 1])
-                    s_left = s_left + (stats[1, s] - totals[1, j - 1])
+                    s_left0 = s_left0 + (stats[1, s] - totals[1, j - 1])
+                    for k in range(1, m):
+                        s_left[k] = s_left[k] + (stats[1 + k, s] - totals[1 + k, j - 1])
                 else:
                     w_left += stats[0, s]
-                    s_left += stats[1, s]
+                    s_left0 += stats[1, s]
+                    for k in range(1, m):
+                        s_left[k] += stats[1 + k, s]
                 if skip or p == end - 1:
                     continue
                 below, value = value, _value(values, by_feature, f, order[f, p + 1])
@@ -369,8 +407,15 @@ def search_regression(values, by_feature, order, starts, sizes, stats, totals, c
                 n_left = p - start + 1
                 if n_left < min_samples_leaf or sizes[j] - n_left < min_samples_leaf:
                     continue
-                w_right, s_right = w_node - w_left, s_node - s_left
-                proxy = _regression_proxy(w_left, s_left, w_right, s_right, criterion)
+                w_right = w_node - w_left
+                if m == 1:
+                    proxy = _regression_proxy(w_left, s_left0, w_right, s_node - s_left0,
+                                              criterion)
+                else:
+                    s_left[0] = s_left0
+                    for k in range(m):
+                        s_right[k] = totals[1 + k, j] - s_left[k]
+                    proxy = _outputs_proxy(w_left, s_left, w_right, s_right, criterion)
                 if proxy != proxy:
                     return False
                 if min_weight_leaf > 0 and (w_left < min_weight_leaf or w_right < min_weight_leaf):
@@ -474,16 +519,24 @@ GROWN, NAN_PROXY, CLOSE_DECREASE = 1, 0, -1
 
 
 @_jit
-def _node_impurity(totals, j, criterion):
+def _node_impurity(totals, j, criterion, n_outputs):
     """:math:`i(t)` of segment ``j`` of ``totals`` (n_stats, n): ``Criterion.impurity``'s floats.
 
-    Gini (``1 - sum_k c_k^2 / W^2``) and the squared error (``S_2/W - (S/W)^2``)
-    with NumPy's operations in NumPy's order (classes summed one after
+    Gini (``1 - sum_k c_k^2 / W^2``) and the squared error (``S_2/W - (S/W)^2``;
+    of ``m = n_outputs`` outputs ``(S_2/W - sum_k (S_k/W)^2) / m``) with
+    NumPy's operations in NumPy's order (classes and outputs summed one after
     another), the same floats; entropy with the C library's ``log2``.
     """
     if criterion == SQUARED_ERROR or criterion == FRIEDMAN_MSE:
-        mean = totals[1, j] / totals[0, j]
-        return totals[2, j] / totals[0, j] - mean * mean
+        w = totals[0, j]
+        if n_outputs == 1:
+            mean = totals[1, j] / w
+            return totals[2, j] / w - mean * mean
+        impurity = totals[1 + n_outputs, j] / w
+        for k in range(n_outputs):
+            mean = totals[1 + k, j] / w
+            impurity = impurity - mean * mean
+        return impurity / n_outputs
     total = 0.0
     for k in range(totals.shape[0]):
         total += totals[k, j]
@@ -552,7 +605,7 @@ def _preorder_nodes(left, right, feature, threshold, go_left, samples, node_stat
 
 @_jit
 def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, classes,
-                n_stats, criterion, min_samples_leaf, min_weight_leaf, min_samples_split,
+                n_stats, n_outputs, criterion, min_samples_leaf, min_weight_leaf, min_samples_split,
                 max_depth, min_impurity_decrease, use_rank, rng, state):
     r"""Grow a whole tree level by level, as :func:`dtree.growth.grow_depth_first` does.
 
@@ -561,10 +614,10 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
     partition, the children's sums (:func:`segment_totals`) and the rule of
     ``min_impurity_decrease``, with the features found constant following
     their nodes (:func:`grown_tree` then numbers the nodes in depth-first
-    pre-order).  For exact class weights (Gini, entropy; for Gini also
-    :math:`W^2 < 2^{53}`) and float64 statistics (squared error, Friedman's
-    MSE), one output, no missing values, every feature searched (tie ranks
-    drawn, but no ``max_features`` draws).
+    pre-order).  For exact class weights of one output (Gini, entropy; for
+    Gini also :math:`W^2 < 2^{53}`) and float64 statistics of one output or
+    several (squared error, Friedman's MSE), no missing values, every feature
+    searched (tie ranks drawn, but no ``max_features`` draws).
 
     The decisions are NumPy's: the impurities and decreases of Gini, the
     squared error and Friedman's MSE are computed with NumPy's operations in
@@ -583,6 +636,9 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
         is the presorted index of all samples, and is overwritten.
     n_stats : int
         Rows of a node's statistics: classes, or ``stats.shape[0]``.
+    n_outputs : int
+        Outputs of a regression (their sums in rows 1 to ``n_outputs``;
+        ``dtree.criteria.multi_output``); 1 for a classification.
     criterion : int
         :data:`GINI`, :data:`ENTROPY`, :data:`SQUARED_ERROR` or :data:`FRIEDMAN_MSE`.
     min_samples_leaf, min_weight_leaf, min_samples_split, max_depth, min_impurity_decrease
@@ -649,7 +705,7 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
             node_samples[first + j] = sizes[j]
             for k in range(n_stats):
                 node_stats[first + j, k] = totals[k, j]
-            impurity[j] = _node_impurity(totals, j, criterion)
+            impurity[j] = _node_impurity(totals, j, criterion, n_outputs)
             is_open[j] = (depth < max_depth and sizes[j] >= min_samples_split
                           and sizes[j] >= 2 * min_samples_leaf
                           and _node_weight(totals, j, classes) >= 2 * min_weight_leaf
@@ -696,7 +752,7 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
                                 rank, threshold, cut, n_left, go_left)
         else:
             ok = search_regression(values, by_feature, order, o_starts, o_sizes, stats,
-                                   o_totals, criterion, min_samples_leaf, min_weight_leaf,
+                                   o_totals, criterion, n_outputs, min_samples_leaf, min_weight_leaf,
                                    False, no_mask, use_rank, rank_of, o_constant, proxy, feature,
                                    position, rank, threshold, cut, n_left, go_left)
         if not ok:
@@ -736,13 +792,17 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
             w_node = _node_weight(o_totals, j, classes)
             w_left = _node_weight(c_totals, 2 * i, classes)
             w_right = _node_weight(c_totals, 2 * i + 1, classes)
-            if criterion == FRIEDMAN_MSE:     # FriedmanMSE.improvement
-                diff = w_right * c_totals[1, 2 * i] - w_left * c_totals[1, 2 * i + 1]
+            if criterion == FRIEDMAN_MSE:     # FriedmanMSE.improvement, on S = sum_k S_k
+                s_left, s_right = c_totals[1, 2 * i], c_totals[1, 2 * i + 1]
+                for k in range(1, n_outputs):
+                    s_left += c_totals[1 + k, 2 * i]
+                    s_right += c_totals[1 + k, 2 * i + 1]
+                diff = (w_right * s_left - w_left * s_right) / n_outputs
                 gain = diff * diff / (w_left * w_right * w_node)
                 scale = 0.0
             else:
-                i_left = _node_impurity(c_totals, 2 * i, criterion)
-                i_right = _node_impurity(c_totals, 2 * i + 1, criterion)
+                i_left = _node_impurity(c_totals, 2 * i, criterion, n_outputs)
+                i_right = _node_impurity(c_totals, 2 * i + 1, criterion, n_outputs)
                 a, b = w_right / w_node * i_right, w_left / w_node * i_left
                 gain = (w_node / total_weight) * (o_impurity[j] - a - b)
                 scale = (w_node / total_weight) * (abs(o_impurity[j]) + abs(a) + abs(b))

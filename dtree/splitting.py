@@ -1384,6 +1384,25 @@ def _segment_ranges(X, order, starts):
 _KERNEL_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
                     SquaredError: kernels.SQUARED_ERROR, FriedmanMSE: kernels.FRIEDMAN_MSE,
                     Poisson: kernels.POISSON}
+# Those whose proxy the kernels also compute for several outputs (regressions).
+_KERNEL_OUTPUTS = (SquaredError, FriedmanMSE, Poisson)
+
+
+def kernel_criterion(criterion, criteria=None):
+    """The kernels' code of ``criterion`` and its number of outputs, or ``(None, 0)``.
+
+    One output: ``criteria`` (default ``_KERNEL_CRITERIA``) by class.
+    Several (``dtree.criteria.multi_output``): the code of its base, for the
+    regressions whose statistics hold :math:`w y_k` in rows 1 to :math:`m`.
+    """
+    criteria = _KERNEL_CRITERIA if criteria is None else criteria
+    n_outputs = getattr(criterion, "n_outputs", 1)
+    if n_outputs == 1:
+        code = criteria.get(criterion)
+    else:
+        base = getattr(criterion, "base", None)
+        code = criteria.get(base) if base in _KERNEL_OUTPUTS else None
+    return (None, 0) if code is None else (code, n_outputs)
 
 
 # Placeholders for the kernels' arguments that a case does not use (one type each).
@@ -1408,7 +1427,8 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
     """:func:`best_splits` in one compiled call (:mod:`dtree.kernels`), or None.
 
     For the common case: dense ``X`` without missing values, one of the
-    criteria of ``_KERNEL_CRITERIA`` (one output), no monotonicity constraint
+    criteria of ``_KERNEL_CRITERIA`` (of one output, or a regression's of
+    several: :func:`kernel_criterion`), no monotonicity constraint
     (``bounds`` None), no random thresholds, Numba installed and enabled
     (:func:`dtree.kernels.available`).  Otherwise, or where a proxy is NaN,
     None: the caller runs :func:`best_splits`.  ``constant`` (n_segments,
@@ -1417,7 +1437,7 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
     and the segments too small to split, which the kernels do not sweep).
     """
     criterion, stats = splitter.criterion, splitter.stats
-    code = _KERNEL_CRITERIA.get(criterion)
+    code, n_outputs = kernel_criterion(criterion)
     classes = type(stats) is ClassWeights
     if (code is None or not kernels.available() or bounds is not None
             or options.thresholds is not None or splitter.has_missing.any()
@@ -1449,8 +1469,8 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
             use_rank, ranks, constant, *out)
     else:
         ok = kernels.search_regression(
-            values, by_feature, splitter.order, starts, sizes, stats, totals, code, *rules,
-            use_mask, mask, use_rank, ranks, constant, *out)
+            values, by_feature, splitter.order, starts, sizes, stats, totals, code, n_outputs,
+            *rules, use_mask, mask, use_rank, ranks, constant, *out)
     return found if ok else None
 
 

@@ -32,7 +32,8 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_
 
 import dtree.criteria
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor, growth, kernels
-from dtree.criteria import EPSILON, Entropy, FriedmanMSE, Gini, Poisson, SquaredError
+from dtree.criteria import (EPSILON, Entropy, FriedmanMSE, Gini, Poisson, SquaredError,
+                            multi_output)
 from dtree.splitting import (
     BestSplitter,
     SearchOptions,
@@ -93,6 +94,7 @@ _LIBM = {}
 def libm_log2(patch, criterion):
     """Give ``dtree.criteria`` the C library's log2 (``patch``: a MonkeyPatch) for
     the criteria that take logarithms."""
+    criterion = getattr(criterion, "base", criterion)         # of several outputs
     if criterion in LOGARITHMIC or criterion in ("entropy", "log_loss", "poisson"):
         if not _LIBM:
             _LIBM["np"] = _LibmLog2()
@@ -102,7 +104,8 @@ def libm_log2(patch, criterion):
 def level(rng, n, n_features, n_segments, criterion, exact, ties):
     """A splitter on random data and a random level of it (segments sorted per feature).
 
-    Returns the splitter (its ``order`` the level's) and ``starts``, ``sizes``.
+    Returns the splitter (its ``order`` the level's) and ``starts``, ``sizes``;
+    a regression of several outputs (``multi_output``) has that many targets.
     """
     if ties:
         X = rng.integers(0, 5, size=(n, n_features)) / 2.0       # few values: tied runs
@@ -121,8 +124,10 @@ def level(rng, n, n_features, n_segments, criterion, exact, ties):
     if criterion in (Gini, Entropy):
         y = rng.integers(0, rng.integers(1, N_CLASSES + 1), n)
     else:
-        y = rng.integers(0, 6, n).astype(float) if exact else rng.gamma(2.0, size=n)
-        y[0] = max(y[0], 1.0)                                    # Poisson: a positive sum
+        shape = (n, getattr(criterion, "n_outputs", 1))
+        y = rng.integers(0, 6, shape).astype(float) if exact else rng.gamma(2.0, size=shape)
+        y[0] = np.maximum(y[0], 1.0)                             # Poisson: a positive sum
+        y = y[:, 0] if shape[1] == 1 else y
     stats = criterion.sample_stats(y, weight, N_CLASSES)
     splitter = BestSplitter(criterion, stats).start(X)
     # Some samples, in n_segments nodes, each sorted by every feature (as the
@@ -151,12 +156,20 @@ def truly_constant(splitter, starts, sizes):
        exact=st.booleans(), ties=st.booleans(), min_samples_leaf=st.integers(1, 4),
        min_weight_leaf=st.sampled_from([0.0, 2.0, 6.5]),
        draws=st.sampled_from(["none", "ranks", "mask"]), by_feature=st.booleans(),
-       known=st.booleans())
+       known=st.booleans(), n_outputs=st.sampled_from([1, 1, 2, 3, 9]))
 @example(seed=0, n=40, n_features=3, n_segments=3, criterion=Gini, exact=True, ties=True,
-         min_samples_leaf=1, min_weight_leaf=0.0, draws="none", by_feature=True, known=True)
+         min_samples_leaf=1, min_weight_leaf=0.0, draws="none", by_feature=True, known=True,
+         n_outputs=1)
+@example(seed=2, n=60, n_features=3, n_segments=3, criterion=SquaredError, exact=False,
+         ties=True, min_samples_leaf=1, min_weight_leaf=0.0, draws="ranks", by_feature=False,
+         known=True, n_outputs=9)
 def test_compiled_splits_are_best_splits(seed, n, n_features, n_segments, criterion, exact,
                                          ties, min_samples_leaf, min_weight_leaf, draws,
-                                         by_feature, known):
+                                         by_feature, known, n_outputs):
+    """The kernels' splits are best_splits', field for field (a regression of
+    several outputs too: ``n_outputs`` is ignored for Gini and entropy)."""
+    if n_outputs > 1 and criterion not in (Gini, Entropy):
+        criterion = multi_output(criterion, n_outputs)
     rng = np.random.default_rng(seed)
     n_segments = min(n_segments, n)
     splitter, starts, sizes = level(rng, n, n_features, n_segments, criterion, exact, ties)
@@ -434,24 +447,30 @@ def assert_same_tree(a, b):
        max_depth=st.sampled_from([None, 1, 3]), min_samples_leaf=st.integers(1, 4),
        min_samples_split=st.integers(2, 9), min_weight_fraction_leaf=st.sampled_from([0.0, 0.1]),
        min_impurity_decrease=st.sampled_from([0.0, 0.0, 0.005, 0.05]),
-       random_state=st.sampled_from([None, 0, "generator"]))
+       random_state=st.sampled_from([None, 0, "generator"]),
+       n_outputs=st.sampled_from([1, 1, 2, 9]))
 @example(seed=0, n=4, n_features=2, criterion="entropy", n_classes=2, ties=True,
          weights="none", max_depth=None, min_samples_leaf=1, min_samples_split=2,
-         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, random_state=None)
+         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, random_state=None, n_outputs=1)
 @example(seed=1, n=120, n_features=5, criterion="gini", n_classes=3, ties=True,
          weights="none", max_depth=None, min_samples_leaf=1, min_samples_split=2,
-         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, random_state="generator")
+         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, random_state="generator", n_outputs=1)
 @example(seed=1284, n=2, n_features=1, criterion="gini", n_classes=2, ties=True,
          weights="none", max_depth=None, min_samples_leaf=1, min_samples_split=2,
-         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, random_state=None)
+         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, random_state=None, n_outputs=1)
+@example(seed=5, n=80, n_features=3, criterion="friedman_mse", n_classes=2, ties=False,
+         weights="whole", max_depth=None, min_samples_leaf=1, min_samples_split=2,
+         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.005, random_state=0,
+         n_outputs=9)
 def test_grow_levels_grows_the_trees_of_the_level_loop(
         seed, n, n_features, criterion, n_classes, ties, weights, max_depth,
         min_samples_leaf, min_samples_split, min_weight_fraction_leaf, min_impurity_decrease,
-        random_state):
+        random_state, n_outputs):
     """grow_levels' trees, array for array, are those of the loop over levels and of NumPy.
 
     With a seed, the tie ranks come from the same draws; a generator of the
-    caller's is left as the loop over levels leaves it.
+    caller's is left as the loop over levels leaves it.  A regression has
+    ``n_outputs`` targets (a classification one).
     """
     rng = np.random.default_rng(seed)
     # No zeros (ties: 1 to 4): a matrix of mostly zeros is searched sparse.
@@ -461,7 +480,9 @@ def test_grow_levels_grows_the_trees_of_the_level_loop(
     if classification:
         y = (rng.integers(0, n_classes, n) + (X[:, 0] > 2)) % n_classes
     else:
-        y = X[:, 0] * 3 + rng.integers(0, 3, n) * (1.0 if ties else rng.normal(size=n))
+        noise = rng.integers(0, 3, (n, n_outputs))
+        y = X[:, :1] * 3 + noise * (1.0 if ties else rng.normal(size=(n, n_outputs)))
+        y = y[:, 0] if n_outputs == 1 else y
     sample_weight = None if weights == "none" else rng.integers(1, 5, n).astype(float)
     make = DecisionTreeClassifier if classification else DecisionTreeRegressor
     params = dict(criterion=criterion, max_depth=max_depth, min_samples_leaf=min_samples_leaf,
@@ -684,4 +705,5 @@ def test_grow_levels_is_used_on_the_common_case(monkeypatch):
     monkeypatch.setattr(growth, "_splitter", lambda *a, **k: levels.append(1) or real(*a, **k))
     DecisionTreeClassifier(random_state=0).fit(X, y)      # tie ranks drawn
     DecisionTreeRegressor(criterion="friedman_mse").fit(X[:, 1:], X[:, 0])
-    assert statuses == [kernels.GROWN, kernels.GROWN] and levels == []
+    DecisionTreeRegressor().fit(X[:, 2:], X[:, :2])                # two outputs
+    assert statuses == [kernels.GROWN] * 3 and levels == []
