@@ -39,9 +39,9 @@ decisions it takes on NumPy's floats (``dtree.growth._grow_compiled``);
 levels.
 
 What is compiled is only the common case: dense ``X`` without missing values,
-an additive criterion of one output (or a regression's of several), no
-monotonicity constraint, every
-midpoint a candidate (``splitter="best"``).  Everything else, and every
+an additive criterion of one output (or a regression's of several, or Gini
+of several outputs with exact sums of squares), no monotonicity constraint,
+every midpoint a candidate (``splitter="best"``).  Everything else, and every
 level whose proxy gives a NaN somewhere, goes through the NumPy sweep.
 Numba is imported on the first fit that needs it; without it (or with the
 environment variable ``DTREE_NUMBA=0``) every level goes through NumPy, with
@@ -219,9 +219,9 @@ def _finish(values, by_feature, order, starts, sizes, feature, position, thresho
 
 
 @_jit
-def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_weight,
-                   totals, criterion, min_samples_leaf, min_weight_leaf, exact, squares_exact,
-                   use_mask, mask, use_rank, rank, constant,
+def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, n_first,
+                   weight, has_weight, totals, criterion, min_samples_leaf, min_weight_leaf,
+                   exact, squares_exact, use_mask, mask, use_rank, rank, constant,
                    out_proxy, out_feature, out_position, out_rank, out_threshold, out_cut,
                    out_n_left, out_go_left):
     r"""Best cut of every segment of a level for Gini or entropy; False if a proxy is NaN.
@@ -236,8 +236,16 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
     starts, sizes : ndarray of shape (n_segments,), int
     codes : ndarray of shape (n_samples,), unsigned int
         Class of each sample; ``weight`` its weight if ``has_weight`` (else 1).
+    more_codes : ndarray of shape (n_outputs - 1, n_samples), int
+        With several outputs (:class:`dtree.criteria.OutputsClassWeights`;
+        Gini, with ``squares_exact`` only), the row of ``totals`` of each
+        sample's class in each further output; shape (0, 1) for one output.
+    n_first : int
+        Rows of the first output's classes (all rows for one output): a
+        node's weight is their sum.
     totals : ndarray of shape (n_classes, n_segments), float64
-        Each segment's class weights (``criterion.node_stats``).
+        Each segment's class weights (``criterion.node_stats``; of several
+        outputs, the blocks of rows one after another).
     criterion : int
         :data:`GINI` or :data:`ENTROPY`.
     min_samples_leaf, min_weight_leaf
@@ -273,6 +281,8 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
     n_features = order.shape[0]
     n_classes = totals.shape[0]
     incremental = exact and squares_exact and criterion == GINI
+    n_more = more_codes.shape[0]
+    n_outputs = float(n_more + 1)       # the mean over outputs: sum_k c_k^2 / (W^2 m)
     left = np.zeros(n_classes)
     # The classes scored in a segment, in their order: with exact sums only
     # those present in it (dtree.splitting._present_classes), else all.
@@ -299,7 +309,8 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
             if incremental:
                 for i in range(scored.shape[0]):
                     c = totals[scored[i], j]
-                    w_right += c
+                    if scored[i] < n_first:
+                        w_right += c
                     sq_right += c * c
             varies = False
             best, best_p = -np.inf, -1
@@ -320,6 +331,12 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
                     w_left += w
                     w_right -= w
                     left[k] = l + w
+                    for o in range(n_more):  # the sample's class in each further output
+                        k = more_codes[o, s]
+                        l, r = left[k], totals[k, j] - left[k]
+                        sq_left += (l + w) * (l + w) - l * l
+                        sq_right += (r - w) * (r - w) - r * r
+                        left[k] = l + w
                 else:
                     left[k] += w
                 if skip or p == end - 1:
@@ -331,9 +348,9 @@ def search_classes(values, by_feature, order, starts, sizes, codes, weight, has_
                 n_left = p - start + 1
                 if n_left < min_samples_leaf or sizes[j] - n_left < min_samples_leaf:
                     continue
-                if incremental:          # W (1 - sum_k c_k^2 / W^2), as _weighted_impurity
-                    proxy = (-((1.0 - sq_right / (w_right * w_right)) * w_right)
-                             - (1.0 - sq_left / (w_left * w_left)) * w_left)
+                if incremental:          # W (1 - sum_k c_k^2 / (W^2 m)), as _weighted_impurity
+                    proxy = (-((1.0 - sq_right / (w_right * w_right * n_outputs)) * w_right)
+                             - (1.0 - sq_left / (w_left * w_left * n_outputs)) * w_left)
                 else:
                     w_left, w_right = 0.0, 0.0
                     for i in range(scored.shape[0]):
@@ -745,7 +762,8 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
             largest = 0.0
             for j in range(n_open):
                 largest = max(largest, _node_weight(o_totals, j, True))
-            ok = search_classes(values, by_feature, order, o_starts, o_sizes, codes, weight,
+            ok = search_classes(values, by_feature, order, o_starts, o_sizes, codes,
+                                np.zeros((0, 1), np.intp), n_stats, weight,
                                 has_weight, o_totals, criterion, min_samples_leaf,
                                 min_weight_leaf, True, largest * largest < 2.0**53, False,
                                 no_mask, use_rank, rank_of, o_constant, proxy, feature, position,

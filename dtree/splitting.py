@@ -88,6 +88,7 @@ from dtree.criteria import (
     Entropy,
     FriedmanMSE,
     Gini,
+    OutputsClassWeights,
     Poisson,
     SquaredError,
     _running_sums_exact,
@@ -1408,8 +1409,19 @@ def kernel_criterion(criterion, criteria=None):
 # Placeholders for the kernels' arguments that a case does not use (one type each).
 _NO_FLOATS, _NO_CODES, _NO_STATS = np.ones(1), np.zeros(0, np.uint8), np.zeros((0, 0))
 _NO_MASK, _NO_RANKS = np.ones((1, 1), bool), np.zeros((1, 1), np.intp)
+_NO_MORE_CODES = np.zeros((0, 1), np.intp)          # search_classes: one output
 # Criterion.node_stats itself (sums of the statistics), not a criterion's own.
 _SUMMED_NODE_STATS = Criterion.node_stats.__func__
+
+
+def _output_codes(stats):
+    """The first output's codes, the rows of the other outputs' classes and the
+    first output's number of rows, of :class:`OutputsClassWeights` (kernels'
+    ``codes``, ``more_codes``, ``n_first``)."""
+    more = np.empty((len(stats.outputs) - 1, stats.shape[1]), dtype=np.intp)
+    for k, output in enumerate(stats.outputs[1:], start=1):
+        np.add(output.codes, stats.edges[k], out=more[k - 1])    # row of the class in its block
+    return stats.outputs[0].codes, more, int(stats.edges[1])
 
 
 def _squares_exact(totals):
@@ -1428,7 +1440,8 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
 
     For the common case: dense ``X`` without missing values, one of the
     criteria of ``_KERNEL_CRITERIA`` (of one output, or a regression's of
-    several: :func:`kernel_criterion`), no monotonicity constraint
+    several: :func:`kernel_criterion`; Gini of several outputs where its sums
+    of squares are exact), no monotonicity constraint
     (``bounds`` None), no random thresholds, Numba installed and enabled
     (:func:`dtree.kernels.available`).  Otherwise, or where a proxy is NaN,
     None: the caller runs :func:`best_splits`.  ``constant`` (n_segments,
@@ -1438,7 +1451,10 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
     """
     criterion, stats = splitter.criterion, splitter.stats
     code, n_outputs = kernel_criterion(criterion)
-    classes = type(stats) is ClassWeights
+    outputs = type(stats) is OutputsClassWeights and getattr(criterion, "base", None) is Gini
+    if outputs:                     # Gini of several outputs: squares_exact only
+        code = kernels.GINI
+    classes = type(stats) is ClassWeights or outputs
     if (code is None or not kernels.available() or bounds is not None
             or options.thresholds is not None or splitter.has_missing.any()
             or classes != (code in (kernels.GINI, kernels.ENTROPY))
@@ -1461,11 +1477,18 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
            found.n_left, found.missing_go_to_left)
     if classes:
         exact = bool(stats.exact_sums)
+        squares_exact = exact and _squares_exact(totals)
         has_weight = stats.weight is not None
         weight = stats.weight if has_weight else _NO_FLOATS
+        if outputs:
+            if not squares_exact:
+                return None
+            codes, more_codes, n_first = _output_codes(stats)
+        else:
+            codes, more_codes, n_first = stats.codes, _NO_MORE_CODES, totals.shape[0]
         ok = kernels.search_classes(
-            values, by_feature, splitter.order, starts, sizes, stats.codes, weight, has_weight,
-            totals, code, *rules, exact, exact and _squares_exact(totals), use_mask, mask,
+            values, by_feature, splitter.order, starts, sizes, codes, more_codes, n_first,
+            weight, has_weight, totals, code, *rules, exact, squares_exact, use_mask, mask,
             use_rank, ranks, constant, *out)
     else:
         ok = kernels.search_regression(

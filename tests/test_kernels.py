@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 
 import dtree.criteria
-from dtree import DecisionTreeClassifier, DecisionTreeRegressor, growth, kernels
+from dtree import DecisionTreeClassifier, DecisionTreeRegressor, growth, kernels, splitting
 from dtree.criteria import (EPSILON, Entropy, FriedmanMSE, Gini, Poisson, SquaredError,
                             multi_output)
 from dtree.splitting import (
@@ -39,6 +39,7 @@ from dtree.splitting import (
     SearchOptions,
     SplitResult,
     _keep_columns,
+    _squares_exact,
     best_splits,
     compiled_splits,
     goes_left,
@@ -121,8 +122,10 @@ def level(rng, n, n_features, n_segments, criterion, exact, ties):
         weight = np.ones(n)
     if not exact:
         weight = weight * rng.uniform(0.3, 3.0, n)
-    if criterion in (Gini, Entropy):
-        y = rng.integers(0, rng.integers(1, N_CLASSES + 1), n)
+    if criterion in (Gini, Entropy) or getattr(criterion, "base", None) is Gini:
+        shape = (n, getattr(criterion, "n_outputs", 1))
+        y = rng.integers(0, rng.integers(1, N_CLASSES + 1), shape)
+        y = y[:, 0] if shape[1] == 1 else y
     else:
         shape = (n, getattr(criterion, "n_outputs", 1))
         y = rng.integers(0, 6, shape).astype(float) if exact else rng.gamma(2.0, size=shape)
@@ -166,10 +169,11 @@ def truly_constant(splitter, starts, sizes):
 def test_compiled_splits_are_best_splits(seed, n, n_features, n_segments, criterion, exact,
                                          ties, min_samples_leaf, min_weight_leaf, draws,
                                          by_feature, known, n_outputs):
-    """The kernels' splits are best_splits', field for field (a regression of
-    several outputs too: ``n_outputs`` is ignored for Gini and entropy)."""
-    if n_outputs > 1 and criterion not in (Gini, Entropy):
-        criterion = multi_output(criterion, n_outputs)
+    """The kernels' splits are best_splits', field for field (several outputs
+    too, but for the entropy: ``n_outputs`` is ignored there)."""
+    if n_outputs > 1 and criterion is not Entropy:
+        criterion = multi_output(criterion, n_outputs, [N_CLASSES] * n_outputs
+                                 if criterion is Gini else None)
     rng = np.random.default_rng(seed)
     n_segments = min(n_segments, n)
     splitter, starts, sizes = level(rng, n, n_features, n_segments, criterion, exact, ties)
@@ -197,6 +201,10 @@ def test_compiled_splits_are_best_splits(seed, n, n_features, n_segments, criter
                                constant=constant.copy(), columns=splitter.columns)
     found_constant = constant.copy()
     found = compiled_splits(splitter, starts, sizes, totals, options, found_constant)
+    if getattr(criterion, "base", None) is Gini and not (
+            splitter.stats.exact_sums and _squares_exact(totals)):
+        assert found is None        # Gini of several outputs: exact squares only
+        return
     assert found is not None
     np.testing.assert_array_equal(found.proxy, expected.proxy)
     for field in FIELDS:
@@ -331,15 +339,14 @@ def test_the_other_cases_go_to_numpy(monkeypatch, case):
         fit_y = y == 2
     elif case == "random":
         params = {"splitter": "random", "random_state": 0}
-    elif case == "outputs":
-        fit_y = np.column_stack([y, y == 1])
+    elif case == "outputs":          # of a classification, with the entropy
+        params, fit_y = {"criterion": "entropy"}, np.column_stack([y, y == 1])
     elif case == "disabled":
         monkeypatch.setattr(kernels, "ENABLED", False)
     make = DecisionTreeRegressor if case == "absolute_error" else DecisionTreeClassifier
     if case == "absolute_error":
         params = {"criterion": "absolute_error"}
     calls = []
-    import dtree.splitting as splitting
     real = splitting.best_splits
 
     def counted(*args, **kwargs):
@@ -656,6 +663,31 @@ def test_grow_levels_on_other_inputs(monkeypatch, case):
         assert_same_tree(grown, DecisionTreeClassifier(**params).fit(X, y).tree_)
         patch.setattr(kernels, "ENABLED", False)
         assert_same_tree(grown, DecisionTreeClassifier(**params).fit(X, y).tree_)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_trees_of_several_outputs_are_numpys(monkeypatch, seed, criterion):
+    """Several outputs of a classification (Gini searched by the kernels, level
+    by level; the entropy by NumPy) and of a regression: NumPy's trees."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(1, 6, size=(300, 4)).astype(float)
+    y = np.column_stack([(X[:, 0] + rng.integers(0, 3, 300)) % 3, rng.integers(0, 2, 300),
+                         (X[:, 1] > 2) ^ (rng.random(300) < 0.2)])
+    weight = [None, rng.integers(1, 4, 300).astype(float)][seed % 2]
+    found = []                      # what the kernels found, level by level
+    real = splitting.compiled_splits
+    monkeypatch.setattr(splitting, "compiled_splits",
+                        lambda *args: found.append(real(*args)) or found[-1])
+    params = dict(criterion=criterion, max_depth=[None, 3][seed // 3])
+    grown = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight).tree_
+    searched = [result is not None for result in found]
+    assert searched and all(searched) == (criterion == "gini") and any(searched) == all(searched)
+    regression = DecisionTreeRegressor(max_depth=params["max_depth"]).fit(X, y[:, ::-1] * 1.5)
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    assert_same_tree(grown, DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight).tree_)
+    assert_same_tree(regression.tree_, DecisionTreeRegressor(
+        max_depth=params["max_depth"]).fit(X, y[:, ::-1] * 1.5).tree_)
 
 
 @pytest.mark.parametrize("case", ["fractional", "max_features", "poisson", "absolute_error",
