@@ -127,6 +127,30 @@ def _weighted_impurity(c, criterion):
 
 
 @_jit
+def _outputs_weighted_entropy(c, rows, edges, total):
+    r""":math:`W\,i(c)` of the entropy of several outputs: the mean of their entropies.
+
+    ``c`` the class weights of the rows ``rows`` (increasing; the others are
+    0), ``edges`` each output's first row, ``total`` :math:`W` (the first
+    output's weight).  ``dtree.criteria._MultiOutputClassification``'s order:
+    each output's :math:`p \log_2 p` summed over its classes, then the
+    outputs one after another, :math:`-\sum / m`.
+    """
+    m = edges.shape[0] - 1
+    entropy = 0.0
+    i = 0
+    for output in range(m):
+        acc = 0.0
+        while i < rows.shape[0] and rows[i] < edges[output + 1]:
+            p = c[i] / total
+            if p > 0:
+                acc += p * np.log2(p)
+            i += 1
+        entropy = acc if output == 0 else entropy + acc
+    return total * (-entropy / m + 0.0)
+
+
+@_jit
 def _regression_proxy(w_left, s_left, w_right, s_right, criterion):
     """The proxy of a cut from the children's weights and weighted sums of y."""
     if criterion == SQUARED_ERROR:           # S_L^2 / W_L + S_R^2 / W_R
@@ -219,7 +243,7 @@ def _finish(values, by_feature, order, starts, sizes, feature, position, thresho
 
 
 @_jit
-def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, n_first,
+def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, edges,
                    weight, has_weight, totals, criterion, min_samples_leaf, min_weight_leaf,
                    exact, squares_exact, use_mask, mask, use_rank, rank, constant,
                    out_proxy, out_feature, out_position, out_rank, out_threshold, out_cut,
@@ -237,12 +261,14 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
     codes : ndarray of shape (n_samples,), unsigned int
         Class of each sample; ``weight`` its weight if ``has_weight`` (else 1).
     more_codes : ndarray of shape (n_outputs - 1, n_samples), int
-        With several outputs (:class:`dtree.criteria.OutputsClassWeights`;
-        Gini, with ``squares_exact`` only), the row of ``totals`` of each
-        sample's class in each further output; shape (0, 1) for one output.
-    n_first : int
-        Rows of the first output's classes (all rows for one output): a
-        node's weight is their sum.
+        With several outputs (:class:`dtree.criteria.OutputsClassWeights`,
+        with ``exact`` sums; for Gini also ``squares_exact``), the row of
+        ``totals`` of each sample's class in each further output; shape
+        (0, 1) for one output.
+    edges : ndarray of shape (n_outputs + 1,), int
+        The first row of each output's classes, then ``n_classes``
+        (``[0, n_classes]`` for one output); a node's weight is the sum of
+        the first output's.
     totals : ndarray of shape (n_classes, n_segments), float64
         Each segment's class weights (``criterion.node_stats``; of several
         outputs, the blocks of rows one after another).
@@ -283,6 +309,7 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
     incremental = exact and squares_exact and criterion == GINI
     n_more = more_codes.shape[0]
     n_outputs = float(n_more + 1)       # the mean over outputs: sum_k c_k^2 / (W^2 m)
+    n_first = edges[1]
     left = np.zeros(n_classes)
     # The classes scored in a segment, in their order: with exact sums only
     # those present in it (dtree.splitting._present_classes), else all.
@@ -339,6 +366,8 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
                         left[k] = l + w
                 else:
                     left[k] += w
+                    for o in range(n_more):
+                        left[more_codes[o, s]] += w
                 if skip or p == end - 1:
                     continue
                 below, value = value, _value(values, by_feature, f, order[f, p + 1])
@@ -356,10 +385,15 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
                     for i in range(scored.shape[0]):
                         cl[i] = left[scored[i]]
                         cr[i] = totals[scored[i], j] - cl[i]
-                        w_left += cl[i]
-                        w_right += cr[i]
-                    proxy = (-_weighted_impurity(cr, criterion)
-                             - _weighted_impurity(cl, criterion))
+                        if scored[i] < n_first:
+                            w_left += cl[i]
+                            w_right += cr[i]
+                    if n_more == 0:
+                        proxy = (-_weighted_impurity(cr, criterion)
+                                 - _weighted_impurity(cl, criterion))
+                    else:
+                        proxy = (-_outputs_weighted_entropy(cr, scored, edges, w_right)
+                                 - _outputs_weighted_entropy(cl, scored, edges, w_left))
                 if proxy != proxy:
                     return False
                 if min_weight_leaf > 0 and (w_left < min_weight_leaf or w_right < min_weight_leaf):
@@ -763,7 +797,7 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
             for j in range(n_open):
                 largest = max(largest, _node_weight(o_totals, j, True))
             ok = search_classes(values, by_feature, order, o_starts, o_sizes, codes,
-                                np.zeros((0, 1), np.intp), n_stats, weight,
+                                np.zeros((0, 1), np.intp), np.array([0, n_stats]), weight,
                                 has_weight, o_totals, criterion, min_samples_leaf,
                                 min_weight_leaf, True, largest * largest < 2.0**53, False,
                                 no_mask, use_rank, rank_of, o_constant, proxy, feature, position,

@@ -1415,13 +1415,13 @@ _SUMMED_NODE_STATS = Criterion.node_stats.__func__
 
 
 def _output_codes(stats):
-    """The first output's codes, the rows of the other outputs' classes and the
-    first output's number of rows, of :class:`OutputsClassWeights` (kernels'
-    ``codes``, ``more_codes``, ``n_first``)."""
+    """The first output's codes, the rows of the other outputs' classes and each
+    output's first row, of :class:`OutputsClassWeights` (kernels' ``codes``,
+    ``more_codes``, ``edges``)."""
     more = np.empty((len(stats.outputs) - 1, stats.shape[1]), dtype=np.intp)
     for k, output in enumerate(stats.outputs[1:], start=1):
         np.add(output.codes, stats.edges[k], out=more[k - 1])    # row of the class in its block
-    return stats.outputs[0].codes, more, int(stats.edges[1])
+    return stats.outputs[0].codes, more, np.asarray(stats.edges, dtype=np.intp)
 
 
 def _squares_exact(totals):
@@ -1440,8 +1440,9 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
 
     For the common case: dense ``X`` without missing values, one of the
     criteria of ``_KERNEL_CRITERIA`` (of one output, or a regression's of
-    several: :func:`kernel_criterion`; Gini of several outputs where its sums
-    of squares are exact), no monotonicity constraint
+    several: :func:`kernel_criterion`; Gini and entropy of several outputs
+    where their sums, and Gini's sums of squares, are exact), no monotonicity
+    constraint
     (``bounds`` None), no random thresholds, Numba installed and enabled
     (:func:`dtree.kernels.available`).  Otherwise, or where a proxy is NaN,
     None: the caller runs :func:`best_splits`.  ``constant`` (n_segments,
@@ -1451,9 +1452,10 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
     """
     criterion, stats = splitter.criterion, splitter.stats
     code, n_outputs = kernel_criterion(criterion)
-    outputs = type(stats) is OutputsClassWeights and getattr(criterion, "base", None) is Gini
-    if outputs:                     # Gini of several outputs: squares_exact only
-        code = kernels.GINI
+    outputs = (type(stats) is OutputsClassWeights
+               and getattr(criterion, "base", None) in (Gini, Entropy))
+    if outputs:                     # several outputs: exact sums (Gini: squares) only
+        code = _KERNEL_CRITERIA[criterion.base]
     classes = type(stats) is ClassWeights or outputs
     if (code is None or not kernels.available() or bounds is not None
             or options.thresholds is not None or splitter.has_missing.any()
@@ -1481,13 +1483,13 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
         has_weight = stats.weight is not None
         weight = stats.weight if has_weight else _NO_FLOATS
         if outputs:
-            if not squares_exact:
+            if not (squares_exact if code == kernels.GINI else exact):
                 return None
-            codes, more_codes, n_first = _output_codes(stats)
+            codes, more_codes, edges = _output_codes(stats)
         else:
-            codes, more_codes, n_first = stats.codes, _NO_MORE_CODES, totals.shape[0]
+            codes, more_codes, edges = stats.codes, _NO_MORE_CODES, np.array([0, totals.shape[0]])
         ok = kernels.search_classes(
-            values, by_feature, splitter.order, starts, sizes, codes, more_codes, n_first,
+            values, by_feature, splitter.order, starts, sizes, codes, more_codes, edges,
             weight, has_weight, totals, code, *rules, exact, squares_exact, use_mask, mask,
             use_rank, ranks, constant, *out)
     else:

@@ -122,7 +122,7 @@ def level(rng, n, n_features, n_segments, criterion, exact, ties):
         weight = np.ones(n)
     if not exact:
         weight = weight * rng.uniform(0.3, 3.0, n)
-    if criterion in (Gini, Entropy) or getattr(criterion, "base", None) is Gini:
+    if criterion in (Gini, Entropy) or getattr(criterion, "base", None) in (Gini, Entropy):
         shape = (n, getattr(criterion, "n_outputs", 1))
         y = rng.integers(0, rng.integers(1, N_CLASSES + 1), shape)
         y = y[:, 0] if shape[1] == 1 else y
@@ -169,11 +169,10 @@ def truly_constant(splitter, starts, sizes):
 def test_compiled_splits_are_best_splits(seed, n, n_features, n_segments, criterion, exact,
                                          ties, min_samples_leaf, min_weight_leaf, draws,
                                          by_feature, known, n_outputs):
-    """The kernels' splits are best_splits', field for field (several outputs
-    too, but for the entropy: ``n_outputs`` is ignored there)."""
-    if n_outputs > 1 and criterion is not Entropy:
+    """The kernels' splits are best_splits', field for field (of several outputs too)."""
+    if n_outputs > 1:
         criterion = multi_output(criterion, n_outputs, [N_CLASSES] * n_outputs
-                                 if criterion is Gini else None)
+                                 if criterion in (Gini, Entropy) else None)
     rng = np.random.default_rng(seed)
     n_segments = min(n_segments, n)
     splitter, starts, sizes = level(rng, n, n_features, n_segments, criterion, exact, ties)
@@ -201,9 +200,11 @@ def test_compiled_splits_are_best_splits(seed, n, n_features, n_segments, criter
                                constant=constant.copy(), columns=splitter.columns)
     found_constant = constant.copy()
     found = compiled_splits(splitter, starts, sizes, totals, options, found_constant)
-    if getattr(criterion, "base", None) is Gini and not (
-            splitter.stats.exact_sums and _squares_exact(totals)):
-        assert found is None        # Gini of several outputs: exact squares only
+    # Classes of several outputs: exact sums only (Gini: exact squares).
+    base = getattr(criterion, "base", None)
+    if (base is Gini and not (splitter.stats.exact_sums and _squares_exact(totals))
+            or base is Entropy and not splitter.stats.exact_sums):
+        assert found is None
         return
     assert found is not None
     np.testing.assert_array_equal(found.proxy, expected.proxy)
@@ -330,7 +331,7 @@ def test_a_nan_proxy_leaves_the_level_to_numpy(monkeypatch):
 def test_the_other_cases_go_to_numpy(monkeypatch, case):
     """What the kernels do not compute reaches best_splits: compiled_splits declines it."""
     X, y = load_iris(return_X_y=True)
-    params, fit_y = {}, y
+    params, fit_y, weight = {}, y, None
     if case == "missing":
         X = X.copy()
         X[::7, 2] = np.nan
@@ -339,8 +340,8 @@ def test_the_other_cases_go_to_numpy(monkeypatch, case):
         fit_y = y == 2
     elif case == "random":
         params = {"splitter": "random", "random_state": 0}
-    elif case == "outputs":          # of a classification, with the entropy
-        params, fit_y = {"criterion": "entropy"}, np.column_stack([y, y == 1])
+    elif case == "outputs":          # fractional weights (inexact sums) of several outputs
+        fit_y, weight = np.column_stack([y, y == 1]), np.linspace(0.5, 1.5, y.size)
     elif case == "disabled":
         monkeypatch.setattr(kernels, "ENABLED", False)
     make = DecisionTreeRegressor if case == "absolute_error" else DecisionTreeClassifier
@@ -362,7 +363,7 @@ def test_the_other_cases_go_to_numpy(monkeypatch, case):
 
     monkeypatch.setattr(splitting, "best_splits", counted)
     monkeypatch.setattr(splitting, "compiled_splits", recorded)
-    make(**params).fit(X, fit_y)
+    make(**params).fit(X, fit_y, sample_weight=weight)
     assert calls
     assert all(found is None for found in compiled)
 
@@ -668,21 +669,21 @@ def test_grow_levels_on_other_inputs(monkeypatch, case):
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 def test_trees_of_several_outputs_are_numpys(monkeypatch, seed, criterion):
-    """Several outputs of a classification (Gini searched by the kernels, level
-    by level; the entropy by NumPy) and of a regression: NumPy's trees."""
+    """Several outputs of a classification (searched by the kernels, level by
+    level) and of a regression: NumPy's trees (given the kernels' log2)."""
     rng = np.random.default_rng(seed)
     X = rng.integers(1, 6, size=(300, 4)).astype(float)
     y = np.column_stack([(X[:, 0] + rng.integers(0, 3, 300)) % 3, rng.integers(0, 2, 300),
                          (X[:, 1] > 2) ^ (rng.random(300) < 0.2)])
     weight = [None, rng.integers(1, 4, 300).astype(float)][seed % 2]
+    libm_log2(monkeypatch, criterion)        # NumPy's entropies too, both fits
     found = []                      # what the kernels found, level by level
     real = splitting.compiled_splits
     monkeypatch.setattr(splitting, "compiled_splits",
                         lambda *args: found.append(real(*args)) or found[-1])
     params = dict(criterion=criterion, max_depth=[None, 3][seed // 3])
     grown = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight).tree_
-    searched = [result is not None for result in found]
-    assert searched and all(searched) == (criterion == "gini") and any(searched) == all(searched)
+    assert found and all(result is not None for result in found)
     regression = DecisionTreeRegressor(max_depth=params["max_depth"]).fit(X, y[:, ::-1] * 1.5)
     monkeypatch.setattr(kernels, "ENABLED", False)
     assert_same_tree(grown, DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight).tree_)
