@@ -40,7 +40,8 @@ levels.
 
 What is compiled is only the common case: dense ``X`` without missing values,
 an additive criterion of one output (or a regression's of several, or Gini
-of several outputs with exact sums of squares), no monotonicity constraint,
+or entropy of several outputs with exact sums; Gini also with exact sums of
+squares), no monotonicity constraint,
 every midpoint a candidate (``splitter="best"``).  Everything else, and every
 level whose proxy gives a NaN somewhere, goes through the NumPy sweep.
 Numba is imported on the first fit that needs it; without it (or with the
@@ -259,12 +260,14 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
         The segments sorted by each feature (:class:`dtree.splitting.BestSplitter`).
     starts, sizes : ndarray of shape (n_segments,), int
     codes : ndarray of shape (n_samples,), unsigned int
-        Class of each sample; ``weight`` its weight if ``has_weight`` (else 1).
+        Class of each sample (in the first output); ``weight`` its weight if
+        ``has_weight`` (else 1).
     more_codes : ndarray of shape (n_outputs - 1, n_samples), int
-        With several outputs (:class:`dtree.criteria.OutputsClassWeights`,
-        with ``exact`` sums; for Gini also ``squares_exact``), the row of
-        ``totals`` of each sample's class in each further output; shape
-        (0, 1) for one output.
+        With several outputs (:class:`dtree.criteria.OutputsClassWeights`),
+        the row of ``totals`` of each sample's class in each further output;
+        shape (0, 1) for one output.  Several outputs require ``exact`` sums,
+        and for Gini ``squares_exact`` (the caller's to check: the other
+        branches score one output).
     edges : ndarray of shape (n_outputs + 1,), int
         The first row of each output's classes, then ``n_classes``
         (``[0, n_classes]`` for one output); a node's weight is the sum of

@@ -1420,7 +1420,10 @@ def _output_codes(stats):
     ``more_codes``, ``edges``)."""
     more = np.empty((len(stats.outputs) - 1, stats.shape[1]), dtype=np.intp)
     for k, output in enumerate(stats.outputs[1:], start=1):
-        np.add(output.codes, stats.edges[k], out=more[k - 1])    # row of the class in its block
+        # the row of the class in its block, added in intp (NumPy 1 would add
+        # an int to uint8 codes in uint8, wrapping at 256)
+        more[k - 1] = output.codes
+        more[k - 1] += stats.edges[k]
     return stats.outputs[0].codes, more, np.asarray(stats.edges, dtype=np.intp)
 
 
@@ -1429,7 +1432,9 @@ def _squares_exact(totals):
 
     Whole-number class weights (exact sums) whose segment totals :math:`W`
     have :math:`W^2 < 2^{53}`: each :math:`\sum_k c_k^2 \le W^2` and every
-    partial sum of it is then an exact integer.
+    partial sum of it is then an exact integer.  (With several outputs
+    :math:`W` is the sum over all their rows, :math:`m` times a node's
+    weight: a stricter test than needed.)
     """
     largest = float(totals.sum(axis=0).max(initial=0.0))
     return largest * largest < 2.0**53
@@ -1487,7 +1492,8 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
                 return None
             codes, more_codes, edges = _output_codes(stats)
         else:
-            codes, more_codes, edges = stats.codes, _NO_MORE_CODES, np.array([0, totals.shape[0]])
+            codes, more_codes = stats.codes, _NO_MORE_CODES
+            edges = np.array([0, totals.shape[0]], dtype=np.intp)
         ok = kernels.search_classes(
             values, by_feature, splitter.order, starts, sizes, codes, more_codes, edges,
             weight, has_weight, totals, code, *rules, exact, squares_exact, use_mask, mask,

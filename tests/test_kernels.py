@@ -691,6 +691,27 @@ def test_trees_of_several_outputs_are_numpys(monkeypatch, seed, criterion):
         max_depth=params["max_depth"]).fit(X, y[:, ::-1] * 1.5).tree_)
 
 
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_several_outputs_with_many_classes(monkeypatch, criterion):
+    # 254 classes, then an output of 3: the second output's rows start at 254,
+    # past uint8 (its codes once wrapped at 256 under NumPy 1, a wrong tree).
+    rng = np.random.default_rng(1)
+    n = 508
+    X = rng.normal(size=(n, 2))
+    y = np.column_stack([np.arange(n) % 254, (X[:, 1] > 0.3).astype(int) + (X[:, 1] > 1)])
+    libm_log2(monkeypatch, criterion)
+    found = []
+    real = splitting.compiled_splits
+    monkeypatch.setattr(splitting, "compiled_splits",
+                        lambda *args: found.append(real(*args)) or found[-1])
+    params = dict(criterion=criterion, max_depth=3)
+    grown = DecisionTreeClassifier(**params).fit(X, y).tree_
+    assert found and all(result is not None for result in found)
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    assert_same_tree(grown, DecisionTreeClassifier(**params).fit(X, y).tree_)
+    assert grown.feature[0] == 1
+
+
 @pytest.mark.parametrize("case", ["fractional", "max_features", "poisson", "absolute_error",
                                   "missing", "monotonic", "random", "outputs", "max_leaf_nodes",
                                   "sparse", "huge_whole_weights", "disabled"])
