@@ -657,7 +657,10 @@ class AbsoluteError(Criterion):
     statistics are (w, y) and a node's statistics (W, median, D)
     come from sorting for nodes (:func:`dtree.order_statistics.segment_medians`)
     and from a wavelet matrix for the children of every candidate split
-    (:class:`dtree.order_statistics.RangeDeviations`).
+    (:class:`dtree.order_statistics.RangeDeviations`), or, where every sum is
+    an exact float (whole weights, targets of few binary digits), from
+    Fenwick trees swept along each feature (:func:`dtree.kernels.search_deviations`,
+    the same proxies).
     """
 
     name = "absolute_error"

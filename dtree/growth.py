@@ -49,8 +49,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtree import kernels
-from dtree.criteria import (EPSILON, ClassWeights, Entropy, FriedmanMSE, Gini, SquaredError,
-                            _running_sums_exact)
+from dtree.criteria import (EPSILON, ClassWeights, Entropy, FriedmanMSE, Gini, Poisson,
+                            SquaredError, _running_sums_exact)
 from dtree.splitting import (_NO_CODES, _NO_FLOATS, _NO_STATS, BestSplitter, RandomSplitter,
                              _has_missing, kernel_criterion, presort)
 from dtree.tree import TREE_LEAF, node_fields
@@ -290,7 +290,8 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
 
 # The criteria of dtree.kernels.grow_levels, by class.
 _GROWN_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
-                   SquaredError: kernels.SQUARED_ERROR, FriedmanMSE: kernels.FRIEDMAN_MSE}
+                   SquaredError: kernels.SQUARED_ERROR, FriedmanMSE: kernels.FRIEDMAN_MSE,
+                   Poisson: kernels.POISSON}
 # grow_levels' generator where it draws nothing (random_state=None).
 _NO_GENERATOR = np.random.default_rng(0)
 # The arrays grow_levels returns, by name (the others are the estimator's).
@@ -306,12 +307,14 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     (``max_features`` of all; ``rng``'s draws give the tie ranks, the numbers
     :meth:`dtree.splitting.BestSplitter.options` draws), no monotonicity constraint, and Gini or entropy on
     exact class weights (for Gini a root weight :math:`W` with
-    :math:`W^2 < 2^{53}`) or the squared error or Friedman's MSE (of one
-    output or several).  The tree is the one the level-by-level loop grows, array for
-    array: the kernel takes every decision on NumPy's floats, and the
+    :math:`W^2 < 2^{53}`) or the squared error, Friedman's MSE or Poisson (of
+    one output or several).  The tree is the one the level-by-level loop grows, array for
+    array: the kernel takes every decision on NumPy's floats (Poisson's with
+    the C library's ``ln``, as the kernels' proxies: see
+    :func:`dtree.kernels.grow_levels`), and the
     impurities are computed here with ``criterion.impurity``.  None
     otherwise, and where the kernel cannot decide as NumPy does (a NaN proxy;
-    an entropy decrease within rounding of ``min_impurity_decrease``): the
+    an entropy or Poisson decrease within rounding of ``min_impurity_decrease``): the
     caller grows the tree level by level.
     """
     code, n_outputs = kernel_criterion(criterion, _GROWN_CRITERIA)
@@ -363,8 +366,9 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     return GrownTree(arrays=grown, stats=node_stats)
 
 
-def _takes_logarithms(criterion) -> bool:
-    """Whether ``criterion.impurity`` takes logarithms (entropy, of one output or several)."""
+def _sums_inexact_over_classes(criterion) -> bool:
+    r"""Whether ``criterion.impurity`` sums inexact terms over classes (the entropy's
+    :math:`p \log_2 p`, of one output or several)."""
     return criterion is Entropy or getattr(criterion, "base", None) is Entropy
 
 
@@ -374,14 +378,17 @@ def _level_impurities(criterion, node_stats, pre, level_sizes):
     That loop computes the impurities of a level's nodes in one call, on an
     array (n_stats, n_level) in C order (the layout :meth:`BestSplitter.totals`
     gives), whose sums over classes NumPy takes one class after another (on
-    a column-ordered array it sums them pairwise: other floats; see
-    ``criteria._sum_over_classes``).  The arrays here are in C order too.  For
-    the entropy they are moreover the loop's own, level by level, so that
-    NumPy's ``log2`` sees each value where the loop gives it (a precaution:
-    whether its vectorised loop rounds by position is not established); the
-    other criteria take no logarithm, and are computed in one call.
+    a column-ordered array, and on a level of one node, it sums them
+    pairwise: other floats; see ``criteria._sum_over_classes``).  The
+    entropy's terms are inexact, so its arrays here are the loop's own, level
+    by level.  The other criteria are computed in one call, on a C-ordered
+    array: Gini's sums are exact here (whole class weights,
+    :math:`W^2 < 2^{53}`), the regressions sum no classes, and a node's
+    Poisson ``log`` does not depend on where the value sits in NumPy's
+    vectorised loop (``tests/test_kernels.py`` holds NumPy's logarithms equal
+    at every offset, length and stride).
     """
-    if not _takes_logarithms(criterion):
+    if not _sums_inexact_over_classes(criterion):
         impurity = np.asarray(criterion.impurity(np.ascontiguousarray(node_stats.T)), np.float64)
         return impurity if impurity.base is None else impurity.copy()     # owned (TreeArrays)
     impurity = np.empty(pre.size)

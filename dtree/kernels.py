@@ -41,7 +41,9 @@ levels.
 What is compiled is only the common case: dense ``X`` without missing values,
 an additive criterion of one output (or a regression's of several, or Gini
 or entropy of several outputs with exact sums; Gini also with exact sums of
-squares), no monotonicity constraint,
+squares), or the absolute error where its sums are exact
+(:func:`search_deviations`: whole weights, targets of few binary digits,
+such as integers), no monotonicity constraint,
 every midpoint a candidate (``splitter="best"``).  Everything else, and every
 level whose proxy gives a NaN somewhere, goes through the NumPy sweep.
 Numba is imported on the first fit that needs it; without it (or with the
@@ -58,8 +60,8 @@ import numpy as np
 __all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
            "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "available", "grow_levels",
            "grow_start", "grown_tree",
-           "keep_positions", "partition_level", "search_classes", "search_regression",
-           "segment_totals"]
+           "keep_positions", "partition_level", "search_classes", "search_deviations",
+           "search_regression", "segment_totals"]
 
 #: Whether the compiled sweep is used (where Numba is installed); the
 #: environment variable ``DTREE_NUMBA=0`` turns it off, and tests set it to
@@ -125,6 +127,12 @@ def _weighted_impurity(c, criterion):
         if p > 0:
             acc += p * np.log2(p)
     return total * (-acc + 0.0)
+
+
+@_jit
+def _c_log2_c(c):
+    r""":math:`c \log_2 c` (0 at 0): a term of :math:`W\,H = W \log_2 W - \sum_k c_k \log_2 c_k`."""
+    return c * np.log2(c) if c > 0 else 0.0
 
 
 @_jit
@@ -251,6 +259,19 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
                    out_n_left, out_go_left):
     r"""Best cut of every segment of a level for Gini or entropy; False if a proxy is NaN.
 
+    Each cut's proxy is computed in NumPy's order (the classes of a child one
+    after another), except where it cannot be a segment's best: for the
+    entropy of one output with ``exact`` sums, the sweep keeps
+    :math:`T = \sum_k c_k \log_2 c_k` of both children up to date (two
+    logarithms a sample) and bounds each cut's proxy
+    :math:`-W_L H_L - W_R H_R = T_L + T_R - W_L \log_2 W_L - W_R \log_2 W_R`
+    in :math:`O(1)`, however many classes; a cut whose bound, plus a margin
+    above any rounding of the two formulas
+    (:math:`16\varepsilon (K + n + 8)(W (|\log_2 W| + 2) + K)` for :math:`K`
+    classes and :math:`n` samples in the segment), is below the best proxy
+    so far is skipped.  scikit-learn, and the NumPy sweep, take a logarithm
+    per class at every cut.
+
     Parameters
     ----------
     values : ndarray, float32 or float64
@@ -311,6 +332,12 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
     n_classes = totals.shape[0]
     incremental = exact and squares_exact and criterion == GINI
     n_more = more_codes.shape[0]
+    # The entropy of one output with exact sums: each cut's proxy is first
+    # bounded in O(1) (see below), and computed in NumPy's order only where
+    # it may be the segment's best.
+    bounded = exact and criterion == ENTROPY and n_more == 0
+    f_left = np.zeros(n_classes if bounded else 0)
+    f_right = np.zeros(n_classes if bounded else 0)
     n_outputs = float(n_more + 1)       # the mean over outputs: sum_k c_k^2 / (W^2 m)
     n_first = edges[1]
     left = np.zeros(n_classes)
@@ -342,6 +369,24 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
                     if scored[i] < n_first:
                         w_right += c
                     sq_right += c * c
+            # The entropy's bound: with T_L = sum_k c_k log2 c_k over the left
+            # child's classes (T_R the right's), the proxy -W_L H_L - W_R H_R
+            # is T_L + T_R - W_L log2 W_L - W_R log2 W_R, kept up to date as
+            # each sample moves left (its class's two terms recomputed).  Its
+            # float and the proxy's (NumPy's order, sum_k p_k log2 p_k) differ
+            # by rounding only, less than `slack`: a cut whose bound plus
+            # slack is below the best proxy so far cannot be the best (nor
+            # tie with it) and is not computed.
+            t_left, t_right, w_sweep, w_node, slack = 0.0, 0.0, 0.0, 0.0, 0.0
+            if bounded:
+                for i in range(scored.shape[0]):
+                    c = totals[scored[i], j]
+                    w_node += c
+                    f_left[scored[i]] = 0.0
+                    f_right[scored[i]] = _c_log2_c(c)
+                    t_right += f_right[scored[i]]
+                slack = (16.0 * EPSILON * (scored.shape[0] + sizes[j] + 8)
+                         * (w_node * (abs(np.log2(w_node)) + 2.0) + scored.shape[0]))
             varies = False
             best, best_p = -np.inf, -1
             value = _value(values, by_feature, f, order[f, start])
@@ -371,6 +416,14 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
                     left[k] += w
                     for o in range(n_more):
                         left[more_codes[o, s]] += w
+                    if bounded and not skip and w != 0:   # (a class of weight 0 is not scored)
+                        w_sweep += w
+                        term = _c_log2_c(left[k])
+                        t_left += term - f_left[k]
+                        f_left[k] = term
+                        term = _c_log2_c(totals[k, j] - left[k])
+                        t_right += term - f_right[k]
+                        f_right[k] = term
                 if skip or p == end - 1:
                     continue
                 below, value = value, _value(values, by_feature, f, order[f, p + 1])
@@ -380,6 +433,13 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
                 n_left = p - start + 1
                 if n_left < min_samples_leaf or sizes[j] - n_left < min_samples_leaf:
                     continue
+                if bounded:
+                    bound = (t_left + t_right - _c_log2_c(w_sweep)
+                             - _c_log2_c(w_node - w_sweep))
+                    # (children of weight 0 are computed: their proxy is NaN)
+                    if (bound + slack < max(best, out_proxy[j]) and w_sweep > 0
+                            and w_node - w_sweep > 0):
+                        continue
                 if incremental:          # W (1 - sum_k c_k^2 / (W^2 m)), as _weighted_impurity
                     proxy = (-((1.0 - sq_right / (w_right * w_right * n_outputs)) * w_right)
                              - (1.0 - sq_left / (w_left * w_left * n_outputs)) * w_left)
@@ -485,6 +545,161 @@ def search_regression(values, by_feature, order, starts, sizes, stats, totals, c
 
 
 @_jit
+def _fenwick_add(tree_w, tree_s, rank, w, ws):
+    """Add weight ``w`` and ``ws`` (:math:`w y`) at ``rank`` of the Fenwick trees (1-based)."""
+    i = rank + 1
+    while i < tree_w.shape[0]:
+        tree_w[i] += w
+        tree_s[i] += ws
+        i += i & -i
+
+
+@_jit
+def _fenwick_deviation(tree_w, tree_s, n, top, W, S, y_by_rank):
+    r""":math:`D = \sum_i w_i |y_i - \tilde y|` of the samples in the Fenwick trees.
+
+    ``W`` and ``S`` are their weight and :math:`\sum w y`, ``n`` the trees'
+    size and ``top`` its highest power of 2.  :math:`\tilde y` is the lowest
+    weighted median (the first target, by rank, whose cumulative weight
+    reaches :math:`W/2`); with :math:`W_<`, :math:`S_<` the weight and sum
+    of the targets ranked below it,
+    :math:`D = (S - 2 S_<) + \tilde y (2 W_< - W)`.  Any weighted median
+    gives the same :math:`D` (the sum is flat between the lowest and the
+    highest), so it is scikit-learn's (and ``order_statistics``') too.
+    """
+    half = W / 2.0
+    at, w_below, s_below = 0, 0.0, 0.0
+    step = top
+    while step > 0:             # the longest prefix of ranks lighter than W/2
+        nxt = at + step
+        if nxt <= n and w_below + tree_w[nxt] < half:
+            at = nxt
+            w_below += tree_w[nxt]
+            s_below += tree_s[nxt]
+        step >>= 1
+    return (S - 2.0 * s_below) + y_by_rank[at] * (2.0 * w_below - W)
+
+
+@_jit
+def search_deviations(values, by_feature, order, starts, sizes, stats, totals, n_outputs,
+                      min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank,
+                      constant, out_proxy, out_feature, out_position, out_rank, out_threshold,
+                      out_cut, out_n_left, out_go_left):
+    r""":func:`search_classes` for the absolute error, where its sums are exact.
+
+    ``stats`` (1 + m, n_samples) holds each sample's weight and its ``m =
+    n_outputs`` targets (``AbsoluteError.sample_stats``), ``totals``
+    (1 + 2m, n_segments) the nodes' :math:`(W, \tilde y_k, D_k)`.  The proxy
+    of a cut is :math:`-\sum_k (D_{L,k} + D_{R,k})`
+    (``AbsoluteError.proxy``): each child's sum of absolute deviations from
+    its weighted median, found as the sweep adds the samples one by one to a
+    Fenwick tree over the node's targets by rank, left to right for the left
+    child and right to left for the right one, in :math:`O(\log n)` a cut
+    (scikit-learn keeps two heaps of a median, :math:`O(n)` an update).
+
+    The caller checks that every sum is an exact float (whole positive
+    weights, targets of few binary digits, small totals:
+    ``dtree.splitting._deviations_exact``): the proxies are then the exact
+    numbers, the floats of the NumPy sweep's wavelet matrix whatever the order
+    of the additions, and the splits are those of
+    :func:`dtree.splitting.best_splits`.
+    """
+    n_features = order.shape[0]
+    m = n_outputs
+    largest = 0
+    for j in range(starts.shape[0]):
+        largest = max(largest, sizes[j])
+    tree_w = np.zeros((m, largest + 1))
+    tree_s = np.zeros((m, largest + 1))
+    y_by_rank = np.empty((m, largest))
+    rank_of = np.empty((m, stats.shape[1]), np.intp)
+    deviation_left = np.empty(largest)
+    is_cut = np.zeros(largest, np.bool_)
+    s_side = np.zeros(m)
+    for j in range(starts.shape[0]):
+        start, end, size = starts[j], starts[j] + sizes[j], sizes[j]
+        if size < 2 * min_samples_leaf:
+            continue
+        top = 1
+        while 2 * top <= size:
+            top *= 2
+        samples = order[0, start:end]
+        for k in range(m):      # the node's targets by rank (ties in any order)
+            targets = np.empty(size)
+            for i in range(size):
+                targets[i] = stats[1 + k, samples[i]]
+            by_rank = np.argsort(targets)
+            for r in range(size):
+                rank_of[k, samples[by_rank[r]]] = r
+                y_by_rank[k, r] = targets[by_rank[r]]
+        w_node = totals[0, j]
+        for f in range(n_features):
+            if constant[j, f] or (use_mask and not mask[j, f]):
+                continue
+            # Left to right: the candidate cuts and the left children's D.
+            tree_w[:, :size + 1] = 0.0
+            tree_s[:, :size + 1] = 0.0
+            s_side[:] = 0.0
+            w_left = 0.0
+            varies = False
+            value = _value(values, by_feature, f, order[f, start])
+            for p in range(start, end - 1):
+                s = order[f, p]
+                w = stats[0, s]
+                w_left += w
+                for k in range(m):
+                    ws = w * stats[1 + k, s]
+                    s_side[k] += ws
+                    _fenwick_add(tree_w[k], tree_s[k], rank_of[k, s], w, ws)
+                below, value = value, _value(values, by_feature, f, order[f, p + 1])
+                is_cut[p - start] = False
+                if not value > below:                     # no gap: tied values
+                    continue
+                varies = True
+                n_left = p - start + 1
+                if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
+                    continue
+                if min_weight_leaf > 0 and (w_left < min_weight_leaf
+                                            or w_node - w_left < min_weight_leaf):
+                    continue
+                is_cut[p - start] = True
+                d = 0.0
+                for k in range(m):
+                    d += _fenwick_deviation(tree_w[k], tree_s[k], size, top, w_left,
+                                            s_side[k], y_by_rank[k])
+                deviation_left[p - start] = d
+            # Right to left: the right children's D, and the best cut (the first
+            # of the largest proxy, as the sweep left to right keeps it).
+            best, best_p = -np.inf, -1
+            tree_w[:, :size + 1] = 0.0
+            tree_s[:, :size + 1] = 0.0
+            s_side[:] = 0.0
+            w_right = 0.0
+            for p in range(end - 1, start, -1):
+                s = order[f, p]
+                w = stats[0, s]
+                w_right += w
+                for k in range(m):
+                    ws = w * stats[1 + k, s]
+                    s_side[k] += ws
+                    _fenwick_add(tree_w[k], tree_s[k], rank_of[k, s], w, ws)
+                if not is_cut[p - 1 - start]:
+                    continue
+                d = 0.0
+                for k in range(m):
+                    d += _fenwick_deviation(tree_w[k], tree_s[k], size, top, w_right,
+                                            s_side[k], y_by_rank[k])
+                proxy = -(deviation_left[p - 1 - start] + d)
+                if proxy >= best:
+                    best, best_p = proxy, p - 1
+            _close(j, f, varies, best, best_p, constant, use_rank, rank, out_proxy,
+                   out_feature, out_position, out_rank)
+    _finish(values, by_feature, order, starts, sizes, out_feature, out_position, out_threshold,
+            out_cut, out_n_left, out_go_left)
+    return True
+
+
+@_jit
 def partition_level(order, starts, sizes, feature, cut, n_missing, missing_left, goes_left,
                     buffer):
     """Stably split every segment of ``order`` (n_features, m) by its split, in place.
@@ -579,8 +794,19 @@ def _node_impurity(totals, j, criterion, n_outputs):
     Gini (``1 - sum_k c_k^2 / W^2``) and the squared error (``S_2/W - (S/W)^2``;
     of ``m = n_outputs`` outputs ``(S_2/W - sum_k (S_k/W)^2) / m``) with
     NumPy's operations in NumPy's order (classes and outputs summed one after
-    another), the same floats; entropy with the C library's ``log2``.
+    another), the same floats; entropy with the C library's ``log2``, and
+    Poisson's half deviance (``(sum w y ln y - S ln(S/W)) / W``, the mean over
+    outputs, ``inf`` where an output sums to at most ``EPSILON``;
+    ``Poisson.impurity``) in NumPy's order with the C library's ``ln``.
     """
+    if criterion == POISSON:         # (sum w y ln y - S ln(S/W)) / W, inf where S <= eps
+        w = totals[0, j]
+        total = 0.0
+        for k in range(n_outputs):
+            s, sylny = totals[1 + k, j], totals[1 + n_outputs + k, j]
+            impurity = np.inf if s <= EPSILON else (sylny - s * np.log(s / w)) / w
+            total = impurity if k == 0 else total + impurity
+        return total if n_outputs == 1 else total / n_outputs
     if criterion == SQUARED_ERROR or criterion == FRIEDMAN_MSE:
         w = totals[0, j]
         if n_outputs == 1:
@@ -604,6 +830,23 @@ def _node_impurity(totals, j, criterion, n_outputs):
         if p > 0:
             acc += p * np.log2(p)
     return -acc + 0.0
+
+
+@_jit
+def _poisson_terms(totals, j, n_outputs):
+    r"""The size of the two terms whose difference is Poisson's impurity of segment ``j``.
+
+    :math:`(|\sum w y \ln y| + |S \ln(S/W)|) / W`, averaged over outputs: the
+    scale of the rounding of :func:`_node_impurity` (a difference of two
+    such terms, which cancel in a pure node).
+    """
+    w = totals[0, j]
+    total = 0.0
+    for k in range(n_outputs):
+        s, sylny = totals[1 + k, j], totals[1 + n_outputs + k, j]
+        if s > EPSILON:
+            total += (abs(sylny) + abs(s * np.log(s / w))) / w
+    return total / n_outputs
 
 
 @_jit
@@ -670,8 +913,8 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
     their nodes (:func:`grown_tree` then numbers the nodes in depth-first
     pre-order).  For exact class weights of one output (Gini, entropy; for
     Gini also :math:`W^2 < 2^{53}`) and float64 statistics of one output or
-    several (squared error, Friedman's MSE), no missing values, every feature
-    searched (tie ranks drawn, but no ``max_features`` draws).
+    several (squared error, Friedman's MSE, Poisson), no missing values, every
+    feature searched (tie ranks drawn, but no ``max_features`` draws).
 
     The decisions are NumPy's: the impurities and decreases of Gini, the
     squared error and Friedman's MSE are computed with NumPy's operations in
@@ -680,7 +923,15 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
     ``min_impurity_decrease`` stops the growth (``CLOSE_DECREASE``), as a NaN
     proxy does (``NAN_PROXY``; a safeguard: with finite statistics a node whose
     proxies could be NaN has a NaN impurity and stays a leaf), for the caller
-    to grow the tree with NumPy.
+    to grow the tree with NumPy.  Poisson's impurities and decreases are
+    NumPy's operations in NumPy's order with the C library's ``ln`` (NumPy's
+    own where it calls the C library, i.e. but for its AVX-512 code, which
+    can differ in the last bit): a positive ``min_impurity_decrease`` within
+    :math:`10^{-12}` of a decrease, relative to the size of the terms that
+    make the impurities, stops the growth as for the entropy; the decisions
+    that only rounding can take (whether a pure node's impurity, 0 up to
+    rounding, exceeds ``EPSILON``; a decrease of 0 up to rounding against a
+    rule of 0) are the C library's, as the kernels' Poisson proxies are.
 
     Parameters
     ----------
@@ -694,7 +945,8 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
         Outputs of a regression (their sums in rows 1 to ``n_outputs``;
         ``dtree.criteria.multi_output``); 1 for a classification.
     criterion : int
-        :data:`GINI`, :data:`ENTROPY`, :data:`SQUARED_ERROR` or :data:`FRIEDMAN_MSE`.
+        :data:`GINI`, :data:`ENTROPY`, :data:`SQUARED_ERROR`, :data:`FRIEDMAN_MSE`
+        or :data:`POISSON`.
     min_samples_leaf, min_weight_leaf, min_samples_split, max_depth, min_impurity_decrease
         The rules of :func:`dtree.growth.grow_depth_first`.
     use_rank, rng : bool, numpy.random.Generator
@@ -862,7 +1114,20 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
                 gain = (w_node / total_weight) * (o_impurity[j] - a - b)
                 scale = (w_node / total_weight) * (abs(o_impurity[j]) + abs(a) + abs(b))
             kept[i] = not (gain + EPSILON < min_impurity_decrease)
-            if criterion == ENTROPY and abs(gain + EPSILON - min_impurity_decrease) <= 1e-12 * scale:
+            if criterion == POISSON:
+                # The impurities are differences of terms that cancel in a
+                # pure node: their rounding is on the terms' scale.  With the
+                # rule at 0 only that rounding can decide (a decrease is >= 0),
+                # and it is decided with the C library's ln, as the kernels'
+                # proxies are; a positive rule near a decrease goes to NumPy.
+                if min_impurity_decrease <= 0.0:
+                    continue
+                scale = (w_node / total_weight) * (
+                    _poisson_terms(o_totals, j, n_outputs)
+                    + w_right / w_node * _poisson_terms(c_totals, 2 * i + 1, n_outputs)
+                    + w_left / w_node * _poisson_terms(c_totals, 2 * i, n_outputs))
+            if ((criterion == ENTROPY or criterion == POISSON)
+                    and abs(gain + EPSILON - min_impurity_decrease) <= 1e-12 * scale):
                 return CLOSE_DECREASE, state
         n_kept = 0
         for i in range(n_split):

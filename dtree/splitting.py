@@ -83,6 +83,7 @@ import numpy as np
 
 from dtree import kernels
 from dtree.criteria import (
+    AbsoluteError,
     ClassWeights,
     Criterion,
     Entropy,
@@ -1462,10 +1463,14 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
     if outputs:                     # several outputs: exact sums (Gini: squares) only
         code = _KERNEL_CRITERIA[criterion.base]
     classes = type(stats) is ClassWeights or outputs
-    if (code is None or not kernels.available() or bounds is not None
+    deviations = AbsoluteError in (criterion, getattr(criterion, "base", None))
+    if deviations:
+        n_outputs = getattr(criterion, "n_outputs", 1)
+    if ((code is None and not deviations) or not kernels.available() or bounds is not None
             or options.thresholds is not None or splitter.has_missing.any()
             or classes != (code in (kernels.GINI, kernels.ENTROPY))
-            or not starts.size or not np.all(sizes > 0)):
+            or not starts.size or not np.all(sizes > 0)
+            or (deviations and not _deviations_exact(splitter))):
         return None
     n_segments, n_features = constant.shape
     found = SplitResult.empty(n_segments)
@@ -1498,11 +1503,52 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
             values, by_feature, splitter.order, starts, sizes, codes, more_codes, edges,
             weight, has_weight, totals, code, *rules, exact, squares_exact, use_mask, mask,
             use_rank, ranks, constant, *out)
+    elif deviations:
+        ok = kernels.search_deviations(
+            values, by_feature, splitter.order, starts, sizes, stats, totals, n_outputs,
+            *rules, use_mask, mask, use_rank, ranks, constant, *out)
     else:
         ok = kernels.search_regression(
             values, by_feature, splitter.order, starts, sizes, stats, totals, code, n_outputs,
             *rules, use_mask, mask, use_rank, ranks, constant, *out)
     return found if ok else None
+
+
+def _deviations_exact(splitter) -> bool:
+    r"""Whether every sum of the absolute error's search is an exact float.
+
+    Its per-sample statistics (``splitter.stats``, rows :math:`w` and the
+    targets :math:`y_k`) must have whole positive weights and targets that
+    are multiples of :math:`2^{-b}` (:math:`b \le 30`, e.g. integers, or
+    counts rounded to halves), with :math:`2^b m (3 \max_k \sum_i w_i
+    |y_{ik}| + \max |y| \sum_i w_i) < 2^{52}` for :math:`m` outputs: every
+    sum, difference and product that gives a deviation :math:`D` (the NumPy
+    sweep's prefix sums over a level, :math:`S - 2 S_\le + \tilde y (2 W_\le
+    - W)`; the kernel's running sums) is then a multiple of :math:`2^{-b}`
+    below :math:`2^{52 - b}`, exact in float64, whatever the order of the
+    additions.  Computed once per splitter (the statistics do not change).
+    """
+    known = getattr(splitter, "_exact_deviations", None)
+    if known is not None:
+        return known
+    stats = splitter.stats
+    weight, y = stats[0], stats[1:]
+    exact = bool(isinstance(stats, np.ndarray) and stats.dtype == np.float64
+                 and np.all(weight > 0) and np.all(weight == np.floor(weight))
+                 and np.all(np.isfinite(y)))
+    if exact:
+        for bits in range(31):
+            scaled = y * 2.0**bits                   # exact: a power of 2
+            if np.all(scaled == np.floor(scaled)):
+                break
+        else:
+            exact = False
+    if exact:
+        bound = 3.0 * float((weight * np.abs(y)).sum(axis=1).max(initial=0.0))
+        bound += float(np.abs(y).max(initial=0.0)) * float(weight.sum())
+        exact = 2.0**bits * y.shape[0] * bound < 2.0**52
+    splitter._exact_deviations = exact
+    return exact
 
 
 class BestSplitter:
