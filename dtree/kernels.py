@@ -262,8 +262,9 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
     Each cut's proxy is computed in NumPy's order (the classes of a child one
     after another), except where it cannot be a segment's best: for the
     entropy of one output with ``exact`` sums, the sweep keeps
-    :math:`T = \sum_k c_k \log_2 c_k` of both children up to date (two
-    logarithms a sample) and bounds each cut's proxy
+    :math:`T = \sum_k c_k \log_2 c_k` of both children up to date (at a
+    cut, two logarithms for each class moved since the last cut) and bounds
+    each cut's proxy
     :math:`-W_L H_L - W_R H_R = T_L + T_R - W_L \log_2 W_L - W_R \log_2 W_R`
     in :math:`O(1)`, however many classes; a cut whose bound, plus a margin
     above any rounding of the two formulas
@@ -338,6 +339,9 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
     bounded = exact and criterion == ENTROPY and n_more == 0
     f_left = np.zeros(n_classes if bounded else 0)
     f_right = np.zeros(n_classes if bounded else 0)
+    stale = np.empty(n_classes if bounded else 0, np.intp)   # classes moved since the last bound
+    is_stale = np.zeros(n_classes if bounded else 0, np.bool_)
+    n_stale = 0
     n_outputs = float(n_more + 1)       # the mean over outputs: sum_k c_k^2 / (W^2 m)
     n_first = edges[1]
     left = np.zeros(n_classes)
@@ -371,14 +375,19 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
                     sq_right += c * c
             # The entropy's bound: with T_L = sum_k c_k log2 c_k over the left
             # child's classes (T_R the right's), the proxy -W_L H_L - W_R H_R
-            # is T_L + T_R - W_L log2 W_L - W_R log2 W_R, kept up to date as
-            # each sample moves left (its class's two terms recomputed).  Its
+            # is T_L + T_R - W_L log2 W_L - W_R log2 W_R, brought up to date at
+            # each cut (the two terms of each class moved left since the last
+            # cut recomputed: at most one per sample, and per cut at most the
+            # classes, a logarithm per class as the proxy takes).  Its
             # float and the proxy's (NumPy's order, sum_k p_k log2 p_k) differ
             # by rounding only, less than `slack`: a cut whose bound plus
             # slack is below the best proxy so far cannot be the best (nor
             # tie with it) and is not computed.
             t_left, t_right, w_sweep, w_node, slack = 0.0, 0.0, 0.0, 0.0, 0.0
             if bounded:
+                for i in range(n_stale):
+                    is_stale[stale[i]] = False
+                n_stale = 0
                 for i in range(scored.shape[0]):
                     c = totals[scored[i], j]
                     w_node += c
@@ -418,12 +427,10 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
                         left[more_codes[o, s]] += w
                     if bounded and not skip and w != 0:   # (a class of weight 0 is not scored)
                         w_sweep += w
-                        term = _c_log2_c(left[k])
-                        t_left += term - f_left[k]
-                        f_left[k] = term
-                        term = _c_log2_c(totals[k, j] - left[k])
-                        t_right += term - f_right[k]
-                        f_right[k] = term
+                        if not is_stale[k]:
+                            is_stale[k] = True
+                            stale[n_stale] = k
+                            n_stale += 1
                 if skip or p == end - 1:
                     continue
                 below, value = value, _value(values, by_feature, f, order[f, p + 1])
@@ -434,6 +441,16 @@ def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, 
                 if n_left < min_samples_leaf or sizes[j] - n_left < min_samples_leaf:
                     continue
                 if bounded:
+                    for i in range(n_stale):
+                        moved = stale[i]
+                        is_stale[moved] = False
+                        term = _c_log2_c(left[moved])
+                        t_left += term - f_left[moved]
+                        f_left[moved] = term
+                        term = _c_log2_c(totals[moved, j] - left[moved])
+                        t_right += term - f_right[moved]
+                        f_right[moved] = term
+                    n_stale = 0
                     bound = (t_left + t_right - _c_log2_c(w_sweep)
                              - _c_log2_c(w_node - w_sweep))
                     # (children of weight 0 are computed: their proxy is NaN)
