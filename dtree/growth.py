@@ -359,11 +359,47 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     grown = {f.name: np.empty(node_count, f.dtype) for f in node_fields("child", "split")}
     grown["n_node_samples"] = np.empty(node_count, np.intp)
     node_stats = np.empty((node_count, stats.shape[0]))
+    reason = np.empty(node_count, np.int8)
     pre, level_sizes = kernels.grown_tree(state, *(grown[name] for name in _GROWN_ARRAYS),
-                                          node_stats)
+                                          node_stats, reason)
     del state
     grown["impurity"] = _level_impurities(criterion, node_stats, pre, level_sizes)
+    if code == kernels.POISSON and not _numpy_decides_alike(criterion, grown, node_stats, reason,
+                                                            params):
+        if rng is not None:
+            rng.bit_generator.state = generator_state
+        return None
     return GrownTree(arrays=grown, stats=node_stats)
+
+
+def _numpy_decides_alike(criterion, grown, node_stats, reason, params) -> bool:
+    """Whether NumPy's impurities take grow_levels' decisions (Poisson).
+
+    grow_levels computes Poisson's impurities with the C library's ``ln``,
+    which NumPy's AVX-512 code can differ from in the last bit, and a pure
+    node's impurity is 0 up to rounding: whether it exceeds ``EPSILON``, and
+    whether a decrease of 0 up to rounding is kept under a rule of 0, may
+    then be decided otherwise by the level loop.  With NumPy's impurities
+    (``grown["impurity"]``): every split node's must exceed ``EPSILON`` and its
+    decrease (:meth:`Criterion.improvement`, as the loop computes it) pass
+    ``min_impurity_decrease``; every node left a leaf for its impurity must
+    have one of at most ``EPSILON``; and no split may have been refused for
+    its decrease under a rule of at most 0 (only rounding refuses one).
+    """
+    impurity = grown["impurity"]
+    split = reason == kernels.SPLIT
+    if (np.any(impurity[split] <= EPSILON) or np.any(impurity[reason == kernels.PURE] > EPSILON)
+            or (params.min_impurity_decrease <= 0
+                and np.any(reason == kernels.TOO_SMALL_DECREASE))):
+        return False
+    if not split.any():
+        return True
+    left, right = grown["children_left"][split], grown["children_right"][split]
+    total_weight = float(criterion.weight(node_stats[:1].T)[0])
+    gain = criterion.improvement(np.ascontiguousarray(node_stats[split].T), impurity[split],
+                                 np.ascontiguousarray(node_stats[left].T),
+                                 np.ascontiguousarray(node_stats[right].T), total_weight)
+    return not np.any(gain + EPSILON < params.min_impurity_decrease)
 
 
 def _sums_inexact_over_classes(criterion) -> bool:

@@ -42,8 +42,8 @@ What is compiled is only the common case: dense ``X`` without missing values,
 an additive criterion of one output (or a regression's of several, or Gini
 or entropy of several outputs with exact sums; Gini also with exact sums of
 squares), or the absolute error where its sums are exact
-(:func:`search_deviations`: whole weights, targets of few binary digits,
-such as integers), no monotonicity constraint,
+(:func:`search_deviations`: whole positive weights, targets of few binary
+digits, such as integers, and totals below :math:`2^{52}`), no monotonicity constraint,
 every midpoint a candidate (``splitter="best"``).  Everything else, and every
 level whose proxy gives a NaN somewhere, goes through the NumPy sweep.
 Numba is imported on the first fit that needs it; without it (or with the
@@ -58,7 +58,8 @@ import os
 import numpy as np
 
 __all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
-           "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "available", "grow_levels",
+           "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "SPLIT", "TOO_SMALL", "PURE",
+           "NO_SPLIT_FOUND", "TOO_SMALL_DECREASE", "available", "grow_levels",
            "grow_start", "grown_tree",
            "keep_positions", "partition_level", "search_classes", "search_deviations",
            "search_regression", "segment_totals"]
@@ -572,6 +573,17 @@ def _fenwick_add(tree_w, tree_s, rank, w, ws):
 
 
 @_jit
+def _add_sample(stats, s, tree_w, tree_s, rank_of, s_side):
+    """Add sample ``s`` to a child: each output's Fenwick trees and sum of :math:`w y`; its weight."""
+    w = stats[0, s]
+    for k in range(tree_w.shape[0]):
+        ws = w * stats[1 + k, s]
+        s_side[k] += ws
+        _fenwick_add(tree_w[k], tree_s[k], rank_of[k, s], w, ws)
+    return w
+
+
+@_jit
 def _fenwick_deviation(tree_w, tree_s, n, top, W, S, y_by_rank):
     r""":math:`D = \sum_i w_i |y_i - \tilde y|` of the samples in the Fenwick trees.
 
@@ -661,13 +673,7 @@ def search_deviations(values, by_feature, order, starts, sizes, stats, totals, n
             varies = False
             value = _value(values, by_feature, f, order[f, start])
             for p in range(start, end - 1):
-                s = order[f, p]
-                w = stats[0, s]
-                w_left += w
-                for k in range(m):
-                    ws = w * stats[1 + k, s]
-                    s_side[k] += ws
-                    _fenwick_add(tree_w[k], tree_s[k], rank_of[k, s], w, ws)
+                w_left += _add_sample(stats, order[f, p], tree_w, tree_s, rank_of, s_side)
                 below, value = value, _value(values, by_feature, f, order[f, p + 1])
                 is_cut[p - start] = False
                 if not value > below:                     # no gap: tied values
@@ -693,13 +699,7 @@ def search_deviations(values, by_feature, order, starts, sizes, stats, totals, n
             s_side[:] = 0.0
             w_right = 0.0
             for p in range(end - 1, start, -1):
-                s = order[f, p]
-                w = stats[0, s]
-                w_right += w
-                for k in range(m):
-                    ws = w * stats[1 + k, s]
-                    s_side[k] += ws
-                    _fenwick_add(tree_w[k], tree_s[k], rank_of[k, s], w, ws)
+                w_right += _add_sample(stats, order[f, p], tree_w, tree_s, rank_of, s_side)
                 if not is_cut[p - 1 - start]:
                     continue
                 d = 0.0
@@ -802,6 +802,10 @@ def segment_totals(samples, starts, codes, weight, has_weight, stats, out):
 # decide it as NumPy's does.  On the last two the caller grows the tree with
 # the NumPy steps instead (dtree.growth.grow_depth_first).
 GROWN, NAN_PROXY, CLOSE_DECREASE = 1, 0, -1
+# Why grow_levels left each node as it is (grown_tree's out_reason): split;
+# a leaf by depth, size or weight; by an impurity of at most EPSILON; with no
+# cut allowed; with a decrease below min_impurity_decrease.
+SPLIT, TOO_SMALL, PURE, NO_SPLIT_FOUND, TOO_SMALL_DECREASE = range(5)
 
 
 @_jit
@@ -998,7 +1002,7 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
     """
     n_features, n_samples = order.shape[0], order.shape[1]
     (counters, sizes, totals, constant, node_left, node_right, node_feature, node_threshold,
-     node_go_left, node_samples, node_stats, level_sizes) = state
+     node_go_left, node_samples, node_stats, level_sizes, node_reason) = state
     m, first, depth = counters[0], counters[1], counters[2]
     total_weight = _node_weight(np.ascontiguousarray(node_stats[:1].T), 0, classes)
     goes_left = np.zeros(n_samples, np.bool_)
@@ -1015,6 +1019,7 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
             node_threshold = _doubled(node_threshold, end)
             node_go_left = _doubled(node_go_left, end)
             node_samples = _doubled(node_samples, end)
+            node_reason = _doubled(node_reason, end)
             node_stats = _doubled(node_stats, end)
             node_left[first:] = -1
             node_right[first:] = -1
@@ -1029,10 +1034,12 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
             for k in range(n_stats):
                 node_stats[first + j, k] = totals[k, j]
             impurity[j] = _node_impurity(totals, j, criterion, n_outputs)
-            is_open[j] = (depth < max_depth and sizes[j] >= min_samples_split
-                          and sizes[j] >= 2 * min_samples_leaf
-                          and _node_weight(totals, j, classes) >= 2 * min_weight_leaf
-                          and impurity[j] > EPSILON)
+            may_split = (depth < max_depth and sizes[j] >= min_samples_split
+                         and sizes[j] >= 2 * min_samples_leaf
+                         and _node_weight(totals, j, classes) >= 2 * min_weight_leaf)
+            is_open[j] = may_split and impurity[j] > EPSILON
+            node_reason[first + j] = (NO_SPLIT_FOUND if is_open[j]
+                                      else PURE if may_split else TOO_SMALL)
             n_open += is_open[j]
         if n_open == 0:
             break
@@ -1149,6 +1156,7 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
         n_kept = 0
         for i in range(n_split):
             n_kept += kept[i]
+            node_reason[first + where[split[i]]] = SPLIT if kept[i] else TOO_SMALL_DECREASE
         if n_kept == 0:
             break
         # Record the kept splits; their children make the next level.
@@ -1181,7 +1189,8 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
     level_sizes[depth] = sizes.shape[0]
     counters[0], counters[1], counters[2] = m, first, depth
     return GROWN, (counters, sizes, totals, constant, node_left, node_right, node_feature,
-                      node_threshold, node_go_left, node_samples, node_stats, level_sizes)
+                   node_threshold, node_go_left, node_samples, node_stats, level_sizes,
+                   node_reason)
 
 
 @_jit
@@ -1201,27 +1210,32 @@ def grow_start(order, codes, weight, has_weight, stats, n_stats, n_features):
             np.full(capacity, -1, np.intp), np.full(capacity, -1, np.intp),
             np.full(capacity, -2, np.intp), np.full(capacity, -2.0),
             np.zeros(capacity, np.bool_), np.empty(capacity, np.intp), node_stats,
-            np.zeros(n_samples + 1, np.intp))     # nodes per level: at most n levels
+            np.zeros(n_samples + 1, np.intp),     # nodes per level: at most n levels
+            np.zeros(capacity, np.int8))          # why each node is what it is (SPLIT, ...)
 
 
 @_jit
 def grown_tree(state, out_left, out_right, out_feature, out_threshold, out_go_left,
-               out_samples, out_stats):
+               out_samples, out_stats, out_reason):
     """The tree :func:`grow_levels` has grown (``state``), in depth-first pre-order.
 
     Fills the arrays of shape (node_count,) (``node_count`` is
     ``state[0][1] + state[1].size``) ``out_left``, ``out_right``,
     ``out_feature`` (int), ``out_threshold`` (float64), ``out_go_left``
-    (bool), ``out_samples`` (int) and ``out_stats`` (node_count, n_stats),
-    as :func:`grow_levels` describes them, and returns ``pre`` and
-    ``level_sizes``.
+    (bool), ``out_samples`` (int), ``out_stats`` (node_count, n_stats) and
+    ``out_reason`` (int8: :data:`SPLIT`, :data:`TOO_SMALL`, :data:`PURE`,
+    :data:`NO_SPLIT_FOUND` or :data:`TOO_SMALL_DECREASE`, the rule that made
+    each node what it is), as :func:`grow_levels` describes them, and
+    returns ``pre`` and ``level_sizes``.
     """
     (counters, sizes, totals, constant, node_left, node_right, node_feature, node_threshold,
-     node_go_left, node_samples, node_stats, level_sizes) = state
+     node_go_left, node_samples, node_stats, level_sizes, node_reason) = state
     first, depth = counters[1], counters[2]
     n = first + sizes.shape[0]
     pre = _preorder_nodes(node_left[:n], node_right[:n], node_feature[:n], node_threshold[:n],
                           node_go_left[:n], node_samples[:n], node_stats[:n], out_left,
                           out_right, out_feature, out_threshold, out_go_left, out_samples,
                           out_stats)
+    for node in range(n):
+        out_reason[pre[node]] = node_reason[node]
     return pre, level_sizes[:depth + 1].copy()

@@ -1470,7 +1470,7 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
             or options.thresholds is not None or splitter.has_missing.any()
             or classes != (code in (kernels.GINI, kernels.ENTROPY))
             or not starts.size or not np.all(sizes > 0)
-            or (deviations and not _deviations_exact(splitter))):
+            or (deviations and not getattr(splitter, "deviations_exact", False))):
         return None
     n_segments, n_features = constant.shape
     found = SplitResult.empty(n_segments)
@@ -1514,10 +1514,10 @@ def compiled_splits(splitter, starts, sizes, totals, options, constant, bounds=N
     return found if ok else None
 
 
-def _deviations_exact(splitter) -> bool:
+def _deviations_exact(stats) -> bool:
     r"""Whether every sum of the absolute error's search is an exact float.
 
-    Its per-sample statistics (``splitter.stats``, rows :math:`w` and the
+    Its per-sample statistics (``stats``, rows :math:`w` and the
     targets :math:`y_k`) must have whole positive weights and targets that
     are multiples of :math:`2^{-b}` (:math:`b \le 30`, e.g. integers, or
     counts rounded to halves), with :math:`2^b m (3 \max_k \sum_i w_i
@@ -1526,12 +1526,11 @@ def _deviations_exact(splitter) -> bool:
     sweep's prefix sums over a level, :math:`S - 2 S_\le + \tilde y (2 W_\le
     - W)`; the kernel's running sums) is then a multiple of :math:`2^{-b}`
     below :math:`2^{52 - b}`, exact in float64, whatever the order of the
-    additions.  Computed once per splitter (the statistics do not change).
+    additions.  (If every target is 0 the bound holds whatever the weights;
+    every node is then pure and never searched.)  :meth:`BestSplitter.start`
+    computes it once (``deviations_exact``), for the windows of best-first
+    growth too.
     """
-    known = getattr(splitter, "_exact_deviations", None)
-    if known is not None:
-        return known
-    stats = splitter.stats
     weight, y = stats[0], stats[1:]
     exact = bool(isinstance(stats, np.ndarray) and stats.dtype == np.float64
                  and np.all(weight > 0) and np.all(weight == np.floor(weight))
@@ -1547,7 +1546,6 @@ def _deviations_exact(splitter) -> bool:
         bound = 3.0 * float((weight * np.abs(y)).sum(axis=1).max(initial=0.0))
         bound += float(np.abs(y).max(initial=0.0)) * float(weight.sum())
         exact = 2.0**bits * y.shape[0] * bound < 2.0**52
-    splitter._exact_deviations = exact
     return exact
 
 
@@ -1632,6 +1630,10 @@ class BestSplitter:
         self.order = sort(X)
         self.has_missing = _has_missing(X)
         self._constant = None     # (starts, sizes, constant) of the last segments seen
+        # The absolute error: whether the compiled search may take it (exact sums).
+        self.deviations_exact = (AbsoluteError in (self.criterion,
+                                                   getattr(self.criterion, "base", None))
+                                 and _deviations_exact(self.stats))
         return self
 
     def totals(self, starts):

@@ -387,7 +387,8 @@ def test_the_absolute_error_is_compiled_only_where_its_sums_are_exact(y, weight,
     weight = np.ones(y.size) if weight is None else np.array(weight)
     splitter = BestSplitter(AbsoluteError, AbsoluteError.sample_stats(y, weight)).start(
         np.arange(y.size, dtype=float)[:, None])
-    assert _deviations_exact(splitter) is exact
+    assert _deviations_exact(splitter.stats) is exact
+    assert splitter.deviations_exact is exact
     starts, sizes = np.array([0]), np.array([y.size])
     found = compiled_splits(splitter, starts, sizes, splitter.totals(starts), SearchOptions(),
                             np.zeros((1, 1), bool))
@@ -766,6 +767,57 @@ def test_poisson_trees_with_pure_nodes_are_the_level_loops(monkeypatch):
             assert_same_tree(grown, DecisionTreeRegressor(criterion="poisson").fit(
                 X, y, sample_weight=weight).tree_)
     assert statuses == [kernels.GROWN] * 2
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_poisson_trees_are_numpys_where_the_c_library_log_differs(monkeypatch, seed):
+    """94869 is a value whose NumPy ``log`` (AVX-512) and C library ``log`` differ
+    in the last bit: a pure node's impurity is then 0 for NumPy and above
+    EPSILON for grow_levels (a reviewer's case, seed 0).  The fit checks
+    grow_levels' decisions with NumPy's impurities and grows the tree level by
+    level where they differ: the trees are NumPy's, unpatched.  (On a CPU
+    whose NumPy calls the C library's ``log`` there is nothing to differ.)"""
+    rng = np.random.default_rng(seed)
+    if seed == 0:
+        X = np.array([[0.126], [-0.132], [0.64], [0.105]])
+        y = np.array([94869.0, 1.0, 94869.0, 94869.0])
+    else:
+        X = rng.normal(size=(12, 2))
+        y = np.where(rng.random(12) < 0.7, 94869.0, 1.0)
+    checked = []
+    real = growth._numpy_decides_alike
+    monkeypatch.setattr(growth, "_numpy_decides_alike",
+                        lambda *args: checked.append(real(*args)) or checked[-1])
+    grown = DecisionTreeRegressor(criterion="poisson").fit(X, y).tree_
+    assert len(checked) == 1
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    assert_same_tree(grown, DecisionTreeRegressor(criterion="poisson").fit(X, y).tree_)
+
+
+@pytest.mark.parametrize("case", ["alike", "split_pure", "pure_not", "refused_at_0",
+                                  "decrease_below"])
+def test_numpy_decides_alike_checks_each_rule(case):
+    # A root split into two pure leaves (Poisson statistics w, w y, w y ln y).
+    stats = Poisson.sample_stats(np.array([1.0, 1.0, 3.0, 3.0]), np.ones(4))
+    node_stats = np.column_stack([stats.sum(axis=1), stats[:, :2].sum(axis=1),
+                                  stats[:, 2:].sum(axis=1)]).T
+    impurity = Poisson.impurity(np.ascontiguousarray(node_stats.T))
+    grown = {"impurity": impurity, "children_left": np.array([1, -1, -1]),
+             "children_right": np.array([2, -1, -1])}
+    reason = np.array([kernels.SPLIT, kernels.PURE, kernels.PURE], np.int8)
+    rules = dict(max_depth=5, min_samples_split=2, min_samples_leaf=1, min_weight_leaf=0.0,
+                 max_leaf_nodes=None)
+    params = growth.GrowthParams(min_impurity_decrease=0.0, **rules)
+    if case == "split_pure":
+        grown["impurity"] = np.array([0.0, 0.0, 0.0])
+    elif case == "pure_not":
+        grown["impurity"] = impurity + np.array([0.0, 1e-3, 0.0])
+    elif case == "refused_at_0":
+        reason[0] = kernels.TOO_SMALL_DECREASE
+    elif case == "decrease_below":
+        params = growth.GrowthParams(min_impurity_decrease=10.0, **rules)
+    assert growth._numpy_decides_alike(Poisson, grown, node_stats, reason, params) is (
+        case == "alike")
 
 
 def test_numpy_logarithms_do_not_depend_on_the_position():
