@@ -310,11 +310,12 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     :math:`W^2 < 2^{53}`) or the squared error, Friedman's MSE or Poisson (of
     one output or several).  The tree is the one the level-by-level loop grows, array for
     array: the kernel takes every decision on NumPy's floats (Poisson's with
-    the C library's ``ln``, as the kernels' proxies: see
-    :func:`dtree.kernels.grow_levels`), and the
+    the C library's ``ln``, checked here with NumPy's impurities:
+    :func:`_numpy_decides_alike`), and the
     impurities are computed here with ``criterion.impurity``.  None
     otherwise, and where the kernel cannot decide as NumPy does (a NaN proxy;
-    an entropy or Poisson decrease within rounding of ``min_impurity_decrease``): the
+    an entropy or Poisson decrease within rounding of ``min_impurity_decrease``;
+    a Poisson decision NumPy's impurities take otherwise): the
     caller grows the tree level by level.
     """
     code, n_outputs = kernel_criterion(criterion, _GROWN_CRITERIA)

@@ -952,7 +952,10 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
     make the impurities, stops the growth as for the entropy; the decisions
     that only rounding can take (whether a pure node's impurity, 0 up to
     rounding, exceeds ``EPSILON``; a decrease of 0 up to rounding against a
-    rule of 0) are the C library's, as the kernels' Poisson proxies are.
+    rule of 0) are the C library's, and the caller checks them with NumPy's
+    impurities (``out_reason`` of :func:`grown_tree`;
+    ``dtree.growth._numpy_decides_alike``), growing the tree level by level
+    where NumPy would decide otherwise.
 
     Parameters
     ----------
