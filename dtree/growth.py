@@ -386,6 +386,23 @@ def _numpy_decides_alike(criterion, grown, node_stats, reason, params) -> bool:
     ``min_impurity_decrease``; every node left a leaf for its impurity must
     have one of at most ``EPSILON``; and no split may have been refused for
     its decrease under a rule of at most 0 (only rounding refuses one).
+
+    Parameters
+    ----------
+    criterion : class from :mod:`dtree.criteria`
+        Poisson, of one output or several.
+    grown : dict of ndarray of shape (node_count,)
+        The tree in pre-order: ``impurity`` (NumPy's), ``children_left``,
+        ``children_right``.
+    node_stats : ndarray of shape (node_count, n_stats)
+    reason : ndarray of shape (node_count,), int8
+        :func:`dtree.kernels.grown_tree`'s ``out_reason``.
+    params : GrowthParams
+
+    Returns
+    -------
+    bool
+        False where the level-by-level loop could grow another tree.
     """
     impurity = grown["impurity"]
     split = reason == kernels.SPLIT

@@ -632,6 +632,32 @@ def search_deviations(values, by_feature, order, starts, sizes, stats, totals, n
     numbers, the floats of the NumPy sweep's wavelet matrix whatever the order
     of the additions, and the splits are those of
     :func:`dtree.splitting.best_splits`.
+
+    Parameters
+    ----------
+    values, by_feature, order, starts, sizes
+        As for :func:`search_classes`.
+    stats : ndarray of shape (1 + n_outputs, n_samples), float64
+        Weight (whole, positive) and targets of each sample.
+    totals : ndarray of shape (1 + 2 n_outputs, n_segments), float64
+        Each segment's :math:`W`, medians and deviations (row 0 is read).
+    n_outputs : int
+    min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank, constant
+        As for :func:`search_classes`.
+    out_proxy, out_feature, out_position, out_rank, out_threshold, out_cut, out_n_left, out_go_left
+        As for :func:`search_classes`; filled in.
+
+    Returns
+    -------
+    bool
+        True (a proxy of exact sums is never NaN).
+
+    References
+    ----------
+    Breiman, Friedman, Olshen and Stone, *Classification and Regression
+    Trees* (1984), section 8.11 (least absolute deviation); Fenwick, "A new
+    data structure for cumulative frequency tables", *Software: Practice and
+    Experience* 24(3), 1994.
     """
     n_features = order.shape[0]
     m = n_outputs
