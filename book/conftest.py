@@ -22,14 +22,25 @@ a text listing of its texts and data with floats at
 figure, the DOT source for a Graphviz drawing. nbval compares it like any
 text output (through the sanitizer above, which leaves 6-digit floats
 alone); see dtree.book's module docstring and tests/test_figure_data.py.
+
+nbval's kernels talk over Unix domain sockets, not TCP ports
+(``book/_ext/unix_socket_kernels.py`` says why: two kernels started at once
+may race for a port).
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from dtree.book import stated_precision_text
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+from unix_socket_kernels import use_unix_sockets  # noqa: E402
 
 
 def pytest_configure(config):
+    use_unix_sockets()
     try:
         from nbval.plugin import IPyNbCell
     except ImportError:  # nbval not installed: nothing to adjust

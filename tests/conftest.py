@@ -9,3 +9,16 @@
 # a memory hog, a process killer, ...): test_homework.py runs them inside the
 # grader's sandbox, and pytest must never import them itself.
 collect_ignore = ["browser", "hostile_homework"]
+
+# The kernels these tests start in-process (nbclient in test_homework.py and
+# test_benchmarks.py) talk over Unix domain sockets, as nbval's and the book
+# build's do: book/_ext/unix_socket_kernels.py says why.
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "book" / "_ext"))
+from unix_socket_kernels import use_unix_sockets  # noqa: E402
+
+
+def pytest_configure(config):
+    use_unix_sockets()

@@ -395,3 +395,34 @@ def test_the_compatibility_page_lists_every_feature_of_sklearns_trees():
 
 def sklearn_version_line(page):
     return re.search(r"\|sklearn_version\| replace:: (\S+)", page).group(1)
+
+
+def test_kernels_talk_over_unix_sockets(tmp_path):
+    """nbval, the tests' nbclient and the book build start kernels on Unix
+    sockets (book/_ext/unix_socket_kernels.py); a kernel so started answers,
+    and its channels are socket files, not TCP ports."""
+    jupyter_client = pytest.importorskip("jupyter_client")
+    sys.path.insert(0, str(BOOK / "_ext"))
+    from unix_socket_kernels import _socket_directory, use_unix_sockets
+
+    assert "unix_socket_kernels" in CONFIG["sphinx"]["local_extensions"]
+    assert use_unix_sockets() and use_unix_sockets()  # once, then a no-op
+    km = jupyter_client.KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(tmp_path))
+    try:
+        kc = km.client()
+        kc.start_channels()
+        try:
+            reply = kc.execute_interactive("x = 6 * 7", timeout=60)
+            assert reply["content"]["status"] == "ok"
+        finally:
+            kc.stop_channels()
+        info = km.get_connection_info()
+        assert info["transport"] == "ipc"
+        assert Path(info["ip"]).parent == Path(_socket_directory())
+        for port in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port"):
+            path = Path(f"{info['ip']}-{info[port]}")
+            assert path.is_socket() and len(str(path).encode()) < 108
+    finally:
+        km.shutdown_kernel(now=True)
+    assert not any(Path(_socket_directory()).iterdir())  # the socket files are removed

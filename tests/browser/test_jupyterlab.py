@@ -38,6 +38,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -104,6 +105,7 @@ def lab(tmp_path_factory):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(value))
 
+    runtime = tempfile.mkdtemp(prefix="jr-")
     port, token = _free_port(), secrets.token_hex(24)
     command = [
         sys.executable, "-m", "jupyterlab",
@@ -119,6 +121,10 @@ def lab(tmp_path_factory):
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         # No calls to PyPI from the extension manager: the test is offline.
         "--LabApp.extension_manager=readonly",
+        # Kernels on Unix domain sockets (files in the runtime directory),
+        # not TCP ports, which the other worker's kernels may race for
+        # (book/_ext/unix_socket_kernels.py).
+        "--KernelManager.transport=ipc",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--ServerApp.allow_root=True")  # CI containers run as root
@@ -126,7 +132,9 @@ def lab(tmp_path_factory):
         **os.environ,
         # Nothing from the user's own Jupyter configuration or runtime files.
         "JUPYTER_CONFIG_DIR": str(tmp / "config"),
-        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+        # Short: a kernel's socket files are "<dir>/kernel-<id>-ipc-<n>", and
+        # a Unix socket's path has at most 107 bytes.
+        "JUPYTER_RUNTIME_DIR": runtime,
         # The kernel must be this interpreter (the venv with dtree).
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
@@ -144,6 +152,7 @@ def lab(tmp_path_factory):
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def _api(base: str, token: str, path: str, put=None):
