@@ -59,9 +59,10 @@ import numpy as np
 
 __all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
            "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "SPLIT", "TOO_SMALL", "PURE",
-           "NO_SPLIT_FOUND", "TOO_SMALL_DECREASE", "available", "grow_levels",
+           "NO_SPLIT_FOUND", "TOO_SMALL_DECREASE", "apply_sparse", "available", "grow_levels",
            "grow_start", "grown_tree",
-           "keep_positions", "partition_level", "search_classes", "search_deviations",
+           "keep_entries", "keep_positions", "partition_entries", "partition_level", "search_classes",
+           "search_deviations", "search_sparse", "sparse_goes_left",
            "search_regression", "segment_totals"]
 
 #: Whether the compiled sweep is used (where Numba is installed); the
@@ -740,6 +741,220 @@ def search_deviations(values, by_feature, order, starts, sizes, stats, totals, n
     _finish(values, by_feature, order, starts, sizes, out_feature, out_position, out_threshold,
             out_cut, out_n_left, out_go_left)
     return True
+
+
+@_jit
+def _sparse_cut(j, f, left, totals, n_left, size, lower, upper, criterion, min_samples_leaf,
+                min_weight_leaf, use_rank, rank, cl, cr, out_proxy, out_feature, out_n_left,
+                out_lower, out_upper, out_rank):
+    """Score the cut of segment ``j`` (``size`` samples) on feature ``f`` whose left
+    child holds the class weights ``left`` and ``n_left`` samples; keep it if it
+    is the best.  False if its proxy is NaN."""
+    if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
+        return True
+    n_classes = totals.shape[0]
+    w_left, w_right = 0.0, 0.0
+    for k in range(n_classes):
+        cl[k] = left[k]
+        cr[k] = totals[k, j] - left[k]                  # right = node - left
+        w_left += cl[k]
+        w_right += cr[k]
+    proxy = -_weighted_impurity(cr, criterion) - _weighted_impurity(cl, criterion)
+    if proxy != proxy:
+        return False
+    if min_weight_leaf > 0 and (w_left < min_weight_leaf or w_right < min_weight_leaf):
+        return True                                      # -inf: never kept
+    r = rank[j, f] if use_rank else np.float64(f)
+    if proxy > out_proxy[j] or (proxy == out_proxy[j] and r < out_rank[j]):
+        out_proxy[j], out_feature[j], out_n_left[j] = proxy, f, n_left
+        out_lower[j], out_upper[j], out_rank[j] = lower, upper, r
+    return True
+
+
+@_jit
+def search_sparse(col, segment, row, value, sizes, totals, codes, weight, has_weight,
+                  criterion, min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank,
+                  out_proxy, out_feature, out_n_left, out_lower, out_upper, out_rank):
+    r"""Best cut of every segment of a level of sparse ``X``, Gini or entropy, exact sums.
+
+    :meth:`dtree.sparse.SparseSplitter.search` in one compiled pass over the
+    stored values of the level's samples, which are sorted by (feature,
+    segment, value).  In a segment, a feature's sorted values are its stored
+    negative values, the run of its zeros (the samples without a stored
+    value), then its stored positive values; the zero run's class weights
+    are the segment's minus the stored values' (exact: every partial sum is
+    a whole number below :math:`2^{53}`,
+    :attr:`dtree.criteria.ClassWeights.exact_sums`, the caller's to check).
+    Every cut between two distinct values (as float32) that leaves
+    ``min_samples_leaf`` samples on both sides is scored with the
+    criterion's proxy in NumPy's order (:func:`_weighted_impurity`; for the
+    entropy with the C library's :math:`\log_2`, see the module docstring).
+    Ties: the lowest rank (the feature index, or ``rank``), then the lowest
+    cut.  A feature without a stored value in a segment is constant there
+    and costs nothing.
+
+    Parameters
+    ----------
+    col, segment, row : ndarray of shape (nnz,), int
+        Feature, segment and sample of each stored value.
+    value : ndarray of shape (nnz,), float32
+        The stored values (none is 0).
+    sizes : ndarray of shape (n_segments,), int
+        The segments' sample counts.
+    totals : ndarray of shape (n_classes, n_segments), float64
+        Each segment's class weights.
+    codes, weight, has_weight
+        Each sample's class, and its weight if ``has_weight`` (else 1).
+    criterion : int
+        :data:`GINI` or :data:`ENTROPY`.
+    min_samples_leaf, min_weight_leaf
+        The smallest children allowed.
+    use_mask, mask : bool, ndarray of shape (n_segments, n_features), bool
+        The features each segment may use (``max_features``).
+    use_rank, rank : bool, ndarray of shape (n_segments, n_features), float64
+        Tie ranks (lower first); otherwise the feature index.
+    out_proxy, out_feature, out_n_left, out_lower, out_upper, out_rank : ndarray of shape (n_segments,)
+        The best proxy (-inf), its feature (-1), the samples it sends left,
+        the values either side of it (the threshold is their
+        :func:`dtree.splitting.midpoint`) and its rank (inf); filled in.
+
+    Returns
+    -------
+    bool
+        False if a proxy is NaN (the outputs are then incomplete: the caller
+        searches with NumPy), else True.
+    """
+    n_classes = totals.shape[0]
+    nnz = col.shape[0]
+    left = np.zeros(n_classes)
+    zero = np.zeros(n_classes)
+    cl = np.empty(n_classes)
+    cr = np.empty(n_classes)
+    a = 0
+    while a < nnz:
+        f, j = col[a], segment[a]
+        b = a + 1
+        while b < nnz and col[b] == f and segment[b] == j:
+            b += 1
+        if (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf:
+            a = b
+            continue
+        # The zero run: the segment's class weights minus the stored values'.
+        n_zero = sizes[j] - (b - a)
+        for k in range(n_classes):
+            zero[k] = totals[k, j]
+            left[k] = 0.0
+        n_negative = 0
+        for i in range(a, b):
+            zero[codes[row[i]]] -= weight[row[i]] if has_weight else 1.0
+            if value[i] < 0:
+                n_negative += 1
+        for i in range(a, b):
+            if i == a + n_negative and n_zero > 0:
+                # the cut after the zero run, where a stored value follows it
+                for k in range(n_classes):
+                    left[k] += zero[k]
+                if not _sparse_cut(j, f, left, totals, n_negative + n_zero, sizes[j],
+                                   np.float32(0.0),
+                                   value[i], criterion, min_samples_leaf, min_weight_leaf,
+                                   use_rank, rank, cl, cr, out_proxy, out_feature,
+                                   out_n_left, out_lower, out_upper, out_rank):
+                    return False
+            left[codes[row[i]]] += weight[row[i]] if has_weight else 1.0
+            n_left = i - a + 1 + (n_zero if value[i] > 0 else 0)
+            if value[i] < 0 and n_zero > 0 and (i == b - 1 or value[i + 1] > 0):
+                upper = np.float32(0.0)                   # the cut before the zero run
+            elif i < b - 1 and value[i + 1] > value[i]:
+                upper = value[i + 1]
+            else:
+                continue                                  # tied values, or the last
+            if not _sparse_cut(j, f, left, totals, n_left, sizes[j], value[i], upper, criterion,
+                               min_samples_leaf, min_weight_leaf, use_rank, rank, cl, cr,
+                               out_proxy, out_feature, out_n_left, out_lower, out_upper,
+                               out_rank):
+                return False
+        a = b
+    return True
+
+
+@_jit
+def apply_sparse(indptr, indices, data, children_left, children_right, feature, threshold,
+                 n_features, out):
+    """The leaf each row of a CSR matrix reaches (:func:`dtree.sparse.sparse_apply`).
+
+    Row by row, as scikit-learn's ``_apply_sparse_csr``: the row's stored
+    values are written into a dense vector of ``n_features`` zeros, the row
+    descends (``x <= threshold`` in float64; sparse ``X`` holds no NaN,
+    :func:`dtree.sparse.check_sparse_X`), and the vector is cleared: :math:`O(\\mathrm{nnz}
+    + \\text{depth})` a row.  ``out`` (n_rows,) receives the leaves.
+    """
+    row = np.zeros(n_features, dtype=data.dtype)
+    for i in range(indptr.shape[0] - 1):
+        for e in range(indptr[i], indptr[i + 1]):
+            row[indices[e]] = data[e]
+        t = 0
+        while children_left[t] >= 0:
+            if np.float64(row[feature[t]]) <= threshold[t]:
+                t = children_left[t]
+            else:
+                t = children_right[t]
+        out[i] = t
+        for e in range(indptr[i], indptr[i + 1]):
+            row[indices[e]] = 0
+
+
+@_jit
+def sparse_goes_left(col, row, value, segment_of, feature, threshold, goes_left):
+    """Set ``goes_left`` of every sample with a stored value of its segment's split feature.
+
+    ``x <= threshold`` (float64) for the stored values of the feature
+    ``feature[segment]`` (-1: none), the samples without one being set by the
+    caller (their value is 0); :meth:`dtree.sparse.SparseSplitter.split`.
+    """
+    for i in range(col.shape[0]):
+        j = segment_of[row[i]]
+        if col[i] == feature[j]:
+            goes_left[row[i]] = np.float64(value[i]) <= threshold[j]
+
+
+@_jit
+def keep_entries(col, row, value, alive):
+    """Move the entries of the ``alive`` samples to the front, in order; their number.
+
+    :meth:`dtree.sparse.SparseSplitter.keep` in place (an entry never moves
+    back): the stored values of the samples of finished nodes are dropped.
+    """
+    m = 0
+    for i in range(col.shape[0]):
+        if alive[row[i]]:
+            col[m], row[m], value[m] = col[i], row[i], value[i]
+            m += 1
+    return m
+
+
+@_jit
+def partition_entries(col, row, value, segment_of, goes_left, out_col, out_row, out_value):
+    """Stably move, in each run of equal (feature, segment), the entries going left first.
+
+    The stored values sorted by (feature, segment, value) become sorted by
+    (feature, child, value), the children laid out left, right: the order
+    of a stable sort by (feature, segment, goes right)
+    (:meth:`dtree.sparse.SparseSplitter._partition_entries`), in one pass.
+    """
+    nnz = col.shape[0]
+    a = 0
+    while a < nnz:
+        f, j = col[a], segment_of[row[a]]
+        b = a + 1
+        while b < nnz and col[b] == f and segment_of[row[b]] == j:
+            b += 1
+        p = a
+        for side in range(2):
+            for i in range(a, b):
+                if goes_left[row[i]] == (side == 0):
+                    out_col[p], out_row[p], out_value[p] = col[i], row[i], value[i]
+                    p += 1
+        a = b
 
 
 @_jit

@@ -35,6 +35,7 @@ import sys
 
 import numpy as np
 
+from dtree import kernels
 from dtree.criteria import ClassWeights
 from dtree.splitting import (
     FEATURE_THRESHOLD,
@@ -42,6 +43,7 @@ from dtree.splitting import (
     RandomSplitter,
     SearchOptions,
     SplitResult,
+    kernel_criterion,
     midpoint,
     partition,
     _proxy_at,
@@ -50,6 +52,11 @@ from dtree.splitting import (
 
 __all__ = ["SparseRandomSplitter", "SparseSplitter", "check_sparse_X", "dense_to_csc",
            "is_sparse", "mostly_zeros", "sparse_values"]
+
+# Placeholders for the compiled search's unused mask and ranks.
+_NO_MASK = np.zeros((1, 1), dtype=bool)
+_NO_RANK = np.zeros((1, 1))
+_NO_FLOATS = np.zeros(1)
 
 #: Statistics cells (statistics x stored values) a sweep block holds at a time.
 SPARSE_BLOCK_CELLS = 1 << 22
@@ -121,6 +128,11 @@ def check_sparse_X(X, *, fmt, name="X", missing_error=None):
 #: sparse matrix (:func:`mostly_zeros`); set above 1 to never do so.
 SPARSE_ZERO_FRACTION = 0.85
 
+#: Cells of a dense ``X`` that :func:`mostly_zeros` and :func:`dense_to_csc`
+#: read at a time: their temporaries (a float32 copy of the block, masks)
+#: stay near a MiB, however large ``X`` is.
+DENSE_BLOCK_CELLS = 1 << 18
+
 
 def mostly_zeros(X, stats) -> bool:
     """Whether the dense ``X`` is better searched as a CSC matrix, with the same tree.
@@ -136,25 +148,42 @@ def mostly_zeros(X, stats) -> bool:
     """
     if not (isinstance(stats, ClassWeights) and stats.exact_sums) or X.size == 0:
         return False
-    zeros = 0
-    step = max(1, (1 << 22) // max(X.shape[0], 1))
+    nonzero = 0
+    step = max(1, DENSE_BLOCK_CELLS // max(X.shape[0], 1))
     for lo in range(0, X.shape[1], step):
         block = X[:, lo:lo + step]
         if np.isnan(block).any():
             return False
-        zeros += int(np.count_nonzero(block == 0))
-    return zeros >= SPARSE_ZERO_FRACTION * X.size
+        nonzero += int(np.count_nonzero(block))
+    return X.size - nonzero >= SPARSE_ZERO_FRACTION * X.size
 
 
 def dense_to_csc(X):
-    """The canonical float32 CSC copy of a dense ``X`` (:func:`check_sparse_X`), built by columns."""
+    """The canonical float32 CSC copy of a dense ``X`` (:func:`check_sparse_X`), built by columns.
+
+    A block of columns at a time is copied to float32, transposed (a
+    column's values contiguous), and its nonzero values are taken in
+    (column, row) order, CSC's: no sort, and temporaries of about
+    ``DENSE_BLOCK_CELLS`` values.
+    """
     import scipy.sparse as sp
 
-    columns = []
-    step = max(1, (1 << 22) // max(X.shape[0], 1))
-    for lo in range(0, X.shape[1], step):
-        columns.append(sp.csc_matrix(np.asarray(X[:, lo:lo + step], dtype=np.float32)))
-    return check_sparse_X(sp.hstack(columns, format="csc"), fmt="csc")
+    n, d = X.shape
+    data, indices, counts = [], [], []
+    step = max(1, DENSE_BLOCK_CELLS // max(n, 1))
+    for lo in range(0, d, step):
+        block = np.array(X[:, lo:lo + step].T, dtype=np.float32, order="C")   # (columns, n)
+        column, row = np.nonzero(block)          # by column, then row
+        data.append(block[column, row])
+        indices.append(row.astype(np.int32 if n < 2**31 else np.int64))
+        counts.append(np.bincount(column, minlength=block.shape[0]))
+    indptr = np.zeros(d + 1, dtype=np.int64)
+    if d:
+        np.cumsum(np.concatenate(counts), out=indptr[1:])
+    matrix = sp.csc_matrix((np.concatenate(data) if d else np.zeros(0, np.float32),
+                            np.concatenate(indices) if d else np.zeros(0, np.int32), indptr),
+                           shape=(n, d))
+    return check_sparse_X(matrix, fmt="csc")
 
 
 def _entry_keys(X):
@@ -261,8 +290,12 @@ class SparseSplitter(BestSplitter):
         if self.entries is not None:
             alive = np.zeros(self.n_samples, bool)
             alive[self.samples[mask]] = True
-            live = alive[self.entries[1]]
-            self.entries = tuple(a[live] for a in self.entries)
+            if kernels.available():     # in place, in one pass
+                m = kernels.keep_entries(*self.entries, alive)
+                self.entries = tuple(a[:m] for a in self.entries)
+            else:
+                live = alive[self.entries[1]]
+                self.entries = tuple(a[live] for a in self.entries)
         self.samples = self.samples[mask]
 
     def window(self, start, size):
@@ -352,6 +385,9 @@ class SparseSplitter(BestSplitter):
             gathered = (col, self._segment_of_samples(starts, sizes)[row], row, value)
         options = self.options(starts, sizes, gathered)
         n_segments = starts.size
+        found = self._compiled_search(gathered, sizes, totals, options, bounds)
+        if found is not None:
+            return found
         best = SplitResult.empty(n_segments)
         best_rank = np.full(n_segments, np.inf)
         col, segment, row, value = gathered
@@ -383,6 +419,45 @@ class SparseSplitter(BestSplitter):
         best.update(found, cut=n_left[found],
                     missing_go_to_left=n_left[found] > sizes[found] - n_left[found])
         return best
+
+    def _compiled_search(self, gathered, sizes, totals, options, bounds):
+        """:meth:`search` in one compiled call (:func:`dtree.kernels.search_sparse`), or None.
+
+        For Gini and entropy of one output with exact sums
+        (:attr:`dtree.criteria.ClassWeights.exact_sums`, as for every dense
+        ``X`` that :func:`mostly_zeros` sends here), no monotonicity
+        constraint and no drawn thresholds, where Numba is installed and
+        enabled; otherwise, or where a proxy is NaN, None: NumPy's search.
+        """
+        stats = self.stats
+        code, _ = kernel_criterion(self.criterion)
+        if (code not in (kernels.GINI, kernels.ENTROPY) or type(stats) is not ClassWeights
+                or not stats.exact_sums or bounds is not None
+                or options.thresholds is not None or not kernels.available()):
+            return None
+        n_segments = sizes.size
+        col, segment, row, value = gathered
+        use_mask, use_rank = options.feature_mask is not None, options.feature_rank is not None
+        has_weight = stats.weight is not None
+        found = SplitResult.empty(n_segments)
+        lower, upper = np.zeros(n_segments, np.float32), np.zeros(n_segments, np.float32)
+        rank = np.full(n_segments, np.inf)
+        ok = kernels.search_sparse(
+            col, segment, row, value, sizes, np.ascontiguousarray(totals, dtype=np.float64),
+            stats.codes, stats.weight if has_weight else _NO_FLOATS, has_weight, code,
+            self.min_samples_leaf, float(self.min_weight_leaf), use_mask,
+            options.feature_mask if use_mask else _NO_MASK, use_rank,
+            options.feature_rank.astype(np.float64, copy=False) if use_rank else _NO_RANK,
+            found.proxy, found.feature, found.n_left, lower, upper, rank)
+        if not ok:
+            return None
+        at = found.feature >= 0
+        found.threshold[at] = midpoint(lower[at].astype(np.float64),
+                                       upper[at].astype(np.float64))
+        n_left = found.n_left
+        # No missing value in sparse X: NaN (at predict time) goes to the larger child.
+        found.update(at, cut=n_left[at], missing_go_to_left=n_left[at] > sizes[at] - n_left[at])
+        return found
 
     def _additive_candidates(self, block, first, last, sizes, totals, thresholds=None):
         """Every cut of the block's groups: segment, feature, left statistics, samples, gap.
@@ -561,9 +636,14 @@ class SparseSplitter(BestSplitter):
             # of the split feature (found among the entries, O(nnz))
             goes_left[samples] = np.repeat(0.0 <= found.threshold, sizes)
             col, row, value = self.entries
-            segment = self._segment_of_samples(starts, sizes)[row]
-            tested = col == found.feature[segment]
-            goes_left[row[tested]] = value[tested] <= found.threshold[segment[tested]]
+            segment_of = self._segment_of_samples(starts, sizes)
+            if kernels.available():
+                kernels.sparse_goes_left(col, row, value, segment_of, found.feature,
+                                         found.threshold, goes_left)
+            else:
+                segment = segment_of[row]
+                tested = col == found.feature[segment]
+                goes_left[row[tested]] = value[tested] <= found.threshold[segment[tested]]
         else:
             if self._keys is None:
                 self._keys = _entry_keys(self.X)
@@ -571,8 +651,7 @@ class SparseSplitter(BestSplitter):
             values = sparse_values(self.X, samples, feature, self._keys).astype(np.float64)
             goes_left[samples] = values <= np.repeat(found.threshold, sizes)   # x <= threshold
         if self.entries is not None:
-            self._partition_entries(self._segment_of_samples(starts, sizes), goes_left,
-                                    starts.size)
+            self._partition_entries(segment_of, goes_left, starts.size)
         partition(samples[None, :], starts, sizes, found.n_left, goes_left)
 
     def _partition_entries(self, segment_of, goes_left, n_segments):
@@ -586,6 +665,11 @@ class SparseSplitter(BestSplitter):
         """
         col, row, value = self.entries
         if not col.size:
+            return
+        if kernels.available():
+            moved = (np.empty_like(col), np.empty_like(row), np.empty_like(value))
+            kernels.partition_entries(col, row, value, segment_of, goes_left, *moved)
+            self.entries = moved
             return
         key = col.astype(np.int64) * (2 * n_segments)
         key += 2 * segment_of[row]
@@ -609,7 +693,9 @@ APPLY_BLOCK_CELLS = 1 << 22
 def sparse_apply(tree, X, *, path=False):
     """Leaf reached by each row of the canonical CSR ``X`` (or the visited nodes, ``path``).
 
-    Only the features the tree tests matter: their columns are taken from
+    Compiled where Numba is (:func:`dtree.kernels.apply_sparse`: row by row,
+    the row's stored values in a dense vector, as scikit-learn does).
+    Otherwise only the features the tree tests matter: their columns are taken from
     ``X`` (O(nnz)) and a block of rows of them at a time (at most
     ``APPLY_BLOCK_CELLS`` values) is made dense and descends as a dense
     ``X`` does (:meth:`dtree.tree.TreeArrays.apply`).  With ``path``, rows
@@ -618,6 +704,13 @@ def sparse_apply(tree, X, *, path=False):
     returned.
     """
     n = X.shape[0]
+    if not path and kernels.available():
+        leaf = np.zeros(n, dtype=np.intp)
+        if n and tree.node_count > 1:
+            kernels.apply_sparse(X.indptr, X.indices, X.data, tree.children_left,
+                                 tree.children_right, tree.feature, tree.threshold,
+                                 X.shape[1], leaf)
+        return leaf
     if not path:
         used = np.unique(tree.feature[tree.children_left >= 0])
         leaf = np.zeros(n, dtype=np.intp)

@@ -986,3 +986,123 @@ def test_grow_levels_is_used_on_the_common_case(monkeypatch):
     DecisionTreeRegressor(criterion="friedman_mse").fit(X[:, 1:], X[:, 0])
     DecisionTreeRegressor().fit(X[:, 2:], X[:, :2])                # two outputs
     assert statuses == [kernels.GROWN] * 3 and levels == []
+
+
+# -- the sparse search (dtree.sparse.SparseSplitter, kernels.search_sparse) ----
+
+def _counting(monkeypatch, name):
+    """Count the calls of ``kernels.<name>`` (compiled first)."""
+    assert kernels.available()
+    calls = []
+    real = getattr(kernels, name)
+    monkeypatch.setattr(kernels, name, lambda *a: calls.append(1) or real(*a))
+    return calls
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 120), d=st.integers(1, 8),
+       density=st.floats(0.0, 1.0), n_classes=st.integers(2, 6),
+       sign=st.sampled_from(["mixed", "positive", "negative"]),
+       criterion=st.sampled_from(["gini", "entropy"]), min_samples_leaf=st.integers(1, 4),
+       weighted=st.booleans(), max_features=st.sampled_from([None, 1, 2]),
+       dense=st.booleans())
+@example(seed=0, n=50, d=3, density=0.5, n_classes=3, sign="mixed", criterion="entropy",
+         min_samples_leaf=1, weighted=True, max_features=2, dense=False)
+def test_the_compiled_sparse_search_is_numpys(seed, n, d, density, n_classes, sign, criterion,
+                                              min_samples_leaf, weighted, max_features, dense):
+    """The compiled search of sparse X (and of a mostly-zero dense X) grows the
+    NumPy search's tree: negative values, the zero run, tied values, whole
+    weights, min_samples_leaf, drawn feature orders (the NumPy search with the
+    C library's log2, as the kernel takes it)."""
+    import scipy.sparse
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(1, 4, size=(n, d)) * (rng.random((n, d)) < density) \
+        * {"mixed": rng.choice([-1, 1], size=(n, d)), "positive": 1, "negative": -1}[sign]
+    X = X.astype(float) if dense else scipy.sparse.csc_matrix(X.astype(float))
+    y = rng.integers(0, n_classes, n)
+    weight = rng.integers(1, 4, n).astype(float) if weighted else None
+    params = dict(criterion=criterion, min_samples_leaf=min_samples_leaf,
+                  max_features=None if max_features is None else min(max_features, d),
+                  random_state=seed % 1000)
+    with pytest.MonkeyPatch.context() as patch:
+        calls = _counting(patch, "search_sparse")
+        compiled = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernels, "ENABLED", False)
+        libm_log2(patch, criterion)
+        numpy = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
+    if not dense and X.nnz and len(set(y)) > 1 and n >= 2 * min_samples_leaf:
+        assert calls                        # (a dense X with few zeros stays dense)
+    ta, tb = compiled.tree_, numpy.tree_
+    assert ta.node_count == tb.node_count
+    for name in ("children_left", "feature", "threshold", "n_node_samples", "impurity"):
+        np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
+
+
+def test_the_compiled_sparse_search_by_hand(monkeypatch):
+    """One feature, values -2 -1 0 0 0 1 (the zero run in the middle), classes
+    0 0 1 1 1 0.  Proxies -W_L i(L) - W_R i(R) with W i = W - sum_k c_k^2 / W:
+    after -2, -(1 - 1) - (5 - 17/5) = -1.6; after -1, -(2 - 2) - (4 - 10/4) =
+    -1.5; after the zero run, -(5 - 13/5) - (1 - 1) = -2.4.  The best cut is
+    after -1, at the threshold -0.5."""
+    import scipy.sparse
+
+    calls = _counting(monkeypatch, "search_sparse")
+    X = scipy.sparse.csc_matrix(np.array([[-2.0], [-1.0], [0.0], [0.0], [0.0], [1.0]]))
+    tree = DecisionTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1, 1, 0]).tree_
+    assert calls and tree.threshold[0] == -0.5 and list(tree.n_node_samples) == [6, 2, 4]
+    # min_samples_leaf=3: no cut leaves 3 on both sides (the zeros are one run)
+    tree = DecisionTreeClassifier(max_depth=1, min_samples_leaf=3).fit(
+        X, [0, 0, 1, 1, 1, 0]).tree_
+    assert tree.node_count == 1
+
+
+def test_partition_entries_is_the_stable_sort():
+    """kernels.partition_entries orders the entries as NumPy's stable sort by
+    (feature, segment, goes right) does."""
+    assert kernels.available()
+    rng = np.random.default_rng(5)
+    n, d, n_segments = 200, 6, 7
+    segment_of = np.sort(rng.integers(0, n_segments, n)).astype(np.intp)
+    col = np.repeat(np.arange(d, dtype=np.int32), n)
+    row = np.tile(np.arange(n, dtype=np.int32), d)
+    value = rng.integers(1, 5, col.size).astype(np.float32)
+    keep = rng.random(col.size) < 0.4
+    col, row, value = col[keep], row[keep], value[keep]
+    by = np.lexsort((value, segment_of[row], col))           # sorted by (feature, segment, value)
+    col, row, value = col[by], row[by], value[by]
+    goes_left = rng.random(n) < 0.5
+    out = (np.empty_like(col), np.empty_like(row), np.empty_like(value))
+    kernels.partition_entries(col, row, value, segment_of, goes_left, *out)
+    key = col.astype(np.int64) * (2 * n_segments) + 2 * segment_of[row] + ~goes_left[row]
+    moved = np.argsort(key, kind="stable")
+    for got, expected in zip(out, (col[moved], row[moved], value[moved])):
+        np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 150), d=st.integers(1, 25),
+       density=st.floats(0.0, 1.0), max_depth=st.integers(0, 8), fmt=st.sampled_from(["csr", "csc"]))
+def test_the_compiled_sparse_apply_is_numpys(seed, n, d, density, max_depth, fmt):
+    """kernels.apply_sparse sends every row of a sparse X to the leaf that the
+    NumPy descent (dtree.sparse.sparse_apply without Numba) and the dense
+    descent send it to."""
+    import scipy.sparse
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < density)
+    y = rng.integers(0, 3, n)
+    model = DecisionTreeClassifier(max_depth=max_depth or None, random_state=0).fit(X, y)
+    X_test = np.round(rng.normal(size=(60, d)), 1) * (rng.random((60, d)) < 0.5)
+    X_test[:5] = X[:5] if n >= 5 else X_test[:5]          # training rows: thresholds' sides
+    sparse = getattr(scipy.sparse, f"{fmt}_matrix")(X_test)
+    with pytest.MonkeyPatch.context() as patch:
+        calls = _counting(patch, "apply_sparse")
+        compiled = model.apply(sparse)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernels, "ENABLED", False)
+        numpy = model.apply(sparse)
+    assert calls or model.tree_.node_count == 1
+    np.testing.assert_array_equal(compiled, numpy)
+    np.testing.assert_array_equal(compiled, model.apply(X_test))
