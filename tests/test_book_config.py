@@ -169,7 +169,7 @@ def test_chapter_pages_offer_their_notebook_for_download():
 
 def test_footer_names_the_dtree_version_from_the_package():
     """The footer line takes the version from dtree.__version__ (no second copy)."""
-    assert CONFIG["sphinx"]["local_extensions"] == {"dtree_book": "book/_ext"}
+    assert CONFIG["sphinx"]["local_extensions"]["dtree_book"] == "book/_ext"
     sys.path.insert(0, str(BOOK / "_ext"))
     try:
         extension = importlib.import_module("dtree_book")

@@ -57,6 +57,8 @@ def _nbval(tmp_path: Path, nb) -> subprocess.CompletedProcess:
     folder = tmp_path / "book"
     folder.mkdir()
     shutil.copy(ROOT / "book" / "conftest.py", folder / "conftest.py")
+    # the module the conftest imports from beside it (kernels on Unix sockets)
+    shutil.copytree(ROOT / "book" / "_ext", folder / "_ext")
     nbformat.write(nb, folder / "chapter.ipynb")
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",

@@ -342,6 +342,7 @@ def test_nbval_on_the_id3_chapter_catches_a_plot_tree_mutant(tmp_path, mutant):
     folder = tmp_path / "book"
     folder.mkdir()
     shutil.copy(BOOK / "conftest.py", folder / "conftest.py")
+    shutil.copytree(BOOK / "_ext", folder / "_ext")      # what the conftest imports
     shutil.copy(BOOK / "part2" / "id3.ipynb", folder / "id3.ipynb")
     env = dict(__import__("os").environ)
     if mutant:
