@@ -44,7 +44,13 @@ or entropy of several outputs with exact sums; Gini also with exact sums of
 squares), or the absolute error where its sums are exact
 (:func:`search_deviations`: whole positive weights, targets of few binary
 digits, such as integers, and totals below :math:`2^{52}`), no monotonicity constraint,
-every midpoint a candidate (``splitter="best"``).  Everything else, and every
+every midpoint a candidate (``splitter="best"``).  Sparse ``X``
+(:mod:`dtree.sparse`, and a dense ``X`` of mostly zeros searched as one) has
+its own kernels: :func:`search_sparse` scores a level from the stored values
+(Gini or entropy of one output with exact sums), :func:`sparse_goes_left`,
+:func:`partition_entries` and :func:`keep_entries` keep those values sorted
+by (feature, node, value) as the level is split, and :func:`apply_sparse`
+sends the rows of a CSR matrix down the tree.  Everything else, and every
 level whose proxy gives a NaN somewhere, goes through the NumPy sweep.
 Numba is imported on the first fit that needs it; without it (or with the
 environment variable ``DTREE_NUMBA=0``) every level goes through NumPy, with
@@ -59,7 +65,7 @@ import numpy as np
 
 __all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
            "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "SPLIT", "TOO_SMALL", "PURE",
-           "NO_SPLIT_FOUND", "TOO_SMALL_DECREASE", "apply_sparse", "available", "grow_levels",
+           "NO_SPLIT_FOUND", "TOO_SMALL_DECREASE", "apply_dense", "apply_sparse", "available", "grow_levels",
            "grow_start", "grown_tree",
            "keep_entries", "keep_positions", "partition_entries", "partition_level", "search_classes",
            "search_deviations", "search_sparse", "sparse_goes_left",
@@ -875,6 +881,29 @@ def search_sparse(col, segment, row, value, sizes, totals, codes, weight, has_we
                 return False
         a = b
     return True
+
+
+@_jit
+def apply_dense(X, children_left, children_right, feature, threshold, missing_go_to_left,
+                out):
+    """The leaf each row of a dense ``X`` reaches (:meth:`dtree.tree.TreeArrays.apply`).
+
+    Row by row, as scikit-learn's ``_apply_dense``: ``x <= threshold`` in
+    float64, NaN to the side ``missing_go_to_left``; ``X`` float32 or
+    float64 of shape (n_rows, n_features), in C or Fortran order.  ``out``
+    (n_rows,) receives the leaves.
+    """
+    for i in range(X.shape[0]):
+        t = 0
+        while children_left[t] >= 0:
+            x = np.float64(X[i, feature[t]])
+            if x <= threshold[t]:
+                t = children_left[t]
+            elif x != x and missing_go_to_left[t]:
+                t = children_left[t]
+            else:
+                t = children_right[t]
+        out[i] = t
 
 
 @_jit

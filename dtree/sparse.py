@@ -21,7 +21,10 @@ dense search (:func:`dtree.splitting.reference_split`), so a tree grown on
 a sparse matrix is the tree grown on its dense copy.  This is
 scikit-learn's ``BestSparseSplitter`` (``sklearn/tree/_splitter.pyx``)
 written level-wise: per level, one gather of the stored values of the
-samples still splitting and one sort by (feature, node, value).
+samples still splitting and one sort by (feature, node, value).  For Gini
+and entropy with exact sums the level's search, the partition of the stored
+values and the descent of CSR rows are compiled (:func:`dtree.kernels.search_sparse`
+and its neighbours), with the same trees.
 
 Values are compared as float32 (as for dense ``X``); stored zeros are
 zeros; NaN is refused (as in scikit-learn, which supports missing values

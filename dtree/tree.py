@@ -22,6 +22,8 @@ from typing import Iterator
 
 import numpy as np
 
+from dtree import kernels
+
 __all__ = ["NODE_FIELDS", "Node", "NodeField", "iter_nodes"]
 
 # The fields of a Node other than its children (a flat record of one node).
@@ -519,7 +521,9 @@ class TreeArrays:
     def apply(self, X) -> np.ndarray:
         """Leaf id reached by each row of ``X`` (float, shape (n_samples, n_features)).
 
-        Rows descend together, one tree level per NumPy step, in chunks of
+        Where Numba is installed and enabled, row by row in compiled code
+        (:func:`dtree.kernels.apply_dense`, as scikit-learn descends).
+        Otherwise rows descend together, one tree level per NumPy step, in chunks of
         ``_APPLY_CHUNK`` rows (their arrays stay in cache).  A leaf leads to
         itself, so a row that reached one may take a few more (idle) steps:
         finished rows leave the chunk after the steps that
@@ -543,6 +547,15 @@ class TreeArrays:
         X = np.asarray(X)
         if X.dtype.kind != "f":     # integers, objects: compared as float64 (and NaN found)
             X, any_missing = X.astype(np.float64), None
+        if column_of is None and X.dtype in (np.float32, np.float64) and kernels.available():
+            # compiled, row by row (kernels.apply_dense): the same leaves
+            leaf = np.zeros(X.shape[0], dtype=np.intp)
+            if X.shape[0] and self.node_count > 1:
+                if not (X.flags.c_contiguous or X.flags.f_contiguous):
+                    X = np.ascontiguousarray(X)
+                kernels.apply_dense(X, self.children_left, self.children_right, self.feature,
+                                    self.threshold, self.missing_go_to_left, leaf)
+            return leaf
         n, d = X.shape
         if X.flags.f_contiguous and not X.flags.c_contiguous:
             flat, row_step, feature_step = X.ravel(order="F"), 1, n   # views, no copy

@@ -1106,3 +1106,34 @@ def test_the_compiled_sparse_apply_is_numpys(seed, n, d, density, max_depth, fmt
     assert calls or model.tree_.node_count == 1
     np.testing.assert_array_equal(compiled, numpy)
     np.testing.assert_array_equal(compiled, model.apply(X_test))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 200), d=st.integers(1, 8),
+       max_depth=st.integers(0, 8), missing=st.booleans(),
+       layout=st.sampled_from(["C", "F", "strided", "float32", "int"]))
+def test_the_compiled_dense_apply_is_numpys(seed, n, d, max_depth, missing, layout):
+    """kernels.apply_dense sends every row to the leaf of the NumPy descent
+    (level by level, TreeArrays._apply_dense without Numba): missing values
+    to their learned side, float32 rows against the float64 thresholds,
+    C, Fortran and strided layouts, integer X."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, d)), 1)
+    if missing:
+        X[rng.random((n, d)) < 0.2] = np.nan
+    model = DecisionTreeClassifier(max_depth=max_depth or None, random_state=0).fit(
+        X, rng.integers(0, 3, n))
+    X_test = np.vstack([X[:10], np.round(rng.normal(size=(50, d)), 1)])
+    if missing and layout != "int":
+        X_test[rng.random(X_test.shape) < 0.1] = np.nan
+    X_test = {"C": X_test, "F": np.asfortranarray(X_test), "strided": X_test[::2],
+              "float32": X_test.astype(np.float32),
+              "int": np.nan_to_num(X_test * 10).astype(int)}[layout]
+    with pytest.MonkeyPatch.context() as patch:
+        calls = _counting(patch, "apply_dense")
+        compiled = model.apply(X_test)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernels, "ENABLED", False)
+        numpy = model.apply(X_test)
+    assert calls or model.tree_.node_count == 1
+    np.testing.assert_array_equal(compiled, numpy)
