@@ -428,7 +428,7 @@ class SparseSplitter(BestSplitter):
 
         For Gini and entropy of one output with exact sums
         (:attr:`dtree.criteria.ClassWeights.exact_sums`, as for every dense
-        ``X`` that :func:`mostly_zeros` sends here), no monotonicity
+        ``X`` of one output that :func:`mostly_zeros` sends here), no monotonicity
         constraint and no drawn thresholds, where Numba is installed and
         enabled; otherwise, or where a proxy is NaN, None: NumPy's search.
         """
@@ -706,6 +706,9 @@ def sparse_apply(tree, X, *, path=False):
     :func:`sparse_values`, and the pairs (rows, nodes) of every visit are
     returned.
     """
+    from dtree.tree import _check_width
+
+    _check_width(X, tree._max_feature())
     n = X.shape[0]
     if not path and kernels.available():
         leaf = np.zeros(n, dtype=np.intp)

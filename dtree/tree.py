@@ -26,6 +26,16 @@ from dtree import kernels
 
 __all__ = ["NODE_FIELDS", "Node", "NodeField", "iter_nodes"]
 
+
+def _check_width(X, max_feature):
+    """ValueError unless ``X`` is 2-D with a column for every feature the tree
+    tests (``max_feature``, 0-based): the descents read ``X[i, feature[t]]``."""
+    if np.ndim(X) != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features); got shape {np.shape(X)}")
+    if max_feature >= X.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} features, but the tree tests feature "
+                         f"{max_feature} (0-based): at least {max_feature + 1} are needed")
+
 # The fields of a Node other than its children (a flat record of one node).
 _NODE_FIELDS = ("node_id", "depth", "n_samples", "value", "impurity", "feature", "threshold",
                 "categories", "gain", "candidate_scores", "extra")
@@ -539,6 +549,11 @@ class TreeArrays:
             return sparse_apply(self, check_sparse_X(X, fmt="csr"))
         return self._apply_dense(X)
 
+    def _max_feature(self) -> int:
+        """The largest feature index the tree tests (-1 for a single leaf)."""
+        inner = self.children_left >= 0
+        return int(self.feature[inner].max()) if inner.any() else -1
+
     def _apply_dense(self, X, column_of=None, any_missing=None):
         """:meth:`apply` on a dense ``X``; with ``column_of`` (n_features,), feature
         ``f`` is column ``column_of[f]`` of ``X`` (an ``X`` of the tree's features only).
@@ -547,6 +562,8 @@ class TreeArrays:
         X = np.asarray(X)
         if X.dtype.kind != "f":     # integers, objects: compared as float64 (and NaN found)
             X, any_missing = X.astype(np.float64), None
+        if column_of is None:
+            _check_width(X, self._max_feature())
         if column_of is None and X.dtype in (np.float32, np.float64) and kernels.available():
             # compiled, row by row (kernels.apply_dense): the same leaves
             leaf = np.zeros(X.shape[0], dtype=np.intp)

@@ -1005,15 +1005,22 @@ def _counting(monkeypatch, name):
        sign=st.sampled_from(["mixed", "positive", "negative"]),
        criterion=st.sampled_from(["gini", "entropy"]), min_samples_leaf=st.integers(1, 4),
        weighted=st.booleans(), max_features=st.sampled_from([None, 1, 2]),
-       dense=st.booleans())
+       dense=st.booleans(), seeded=st.booleans(),
+       min_weight_fraction_leaf=st.sampled_from([0.0, 0.1, 0.25]))
 @example(seed=0, n=50, d=3, density=0.5, n_classes=3, sign="mixed", criterion="entropy",
-         min_samples_leaf=1, weighted=True, max_features=2, dense=False)
+         min_samples_leaf=1, weighted=True, max_features=2, dense=False, seeded=True,
+         min_weight_fraction_leaf=0.0)
+@example(seed=1, n=60, d=4, density=0.3, n_classes=2, sign="positive", criterion="gini",
+         min_samples_leaf=1, weighted=False, max_features=None, dense=False, seeded=False,
+         min_weight_fraction_leaf=0.0)
 def test_the_compiled_sparse_search_is_numpys(seed, n, d, density, n_classes, sign, criterion,
-                                              min_samples_leaf, weighted, max_features, dense):
+                                              min_samples_leaf, weighted, max_features, dense,
+                                              seeded, min_weight_fraction_leaf):
     """The compiled search of sparse X (and of a mostly-zero dense X) grows the
     NumPy search's tree: negative values, the zero run, tied values, whole
-    weights, min_samples_leaf, drawn feature orders (the NumPy search with the
-    C library's log2, as the kernel takes it)."""
+    weights, min_samples_leaf and min_weight_fraction_leaf, ties to the lowest
+    feature (no random_state) or to drawn feature orders (the NumPy search
+    with the C library's log2, as the kernel takes it)."""
     import scipy.sparse
 
     rng = np.random.default_rng(seed)
@@ -1022,9 +1029,11 @@ def test_the_compiled_sparse_search_is_numpys(seed, n, d, density, n_classes, si
     X = X.astype(float) if dense else scipy.sparse.csc_matrix(X.astype(float))
     y = rng.integers(0, n_classes, n)
     weight = rng.integers(1, 4, n).astype(float) if weighted else None
+    max_features = None if max_features is None else min(max_features, d)
     params = dict(criterion=criterion, min_samples_leaf=min_samples_leaf,
-                  max_features=None if max_features is None else min(max_features, d),
-                  random_state=seed % 1000)
+                  min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+                  # without random_state (and every feature drawn) ties go to the lowest feature
+                  random_state=seed % 1000 if seeded or max_features is not None else None)
     with pytest.MonkeyPatch.context() as patch:
         calls = _counting(patch, "search_sparse")
         compiled = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
@@ -1036,8 +1045,12 @@ def test_the_compiled_sparse_search_is_numpys(seed, n, d, density, n_classes, si
         assert calls                        # (a dense X with few zeros stays dense)
     ta, tb = compiled.tree_, numpy.tree_
     assert ta.node_count == tb.node_count
-    for name in ("children_left", "feature", "threshold", "n_node_samples", "impurity"):
+    for name in ("children_left", "feature", "threshold", "n_node_samples", "value"):
         np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
+    # The nodes' impurities come from NumPy in both fits, but the second's log2
+    # is the C library's (the patch): the entropy's may differ in the last bit.
+    np.testing.assert_allclose(ta.impurity, tb.impurity, rtol=0 if criterion == "gini" else 1e-15,
+                               atol=0)
 
 
 def test_the_compiled_sparse_search_by_hand(monkeypatch):
@@ -1056,6 +1069,12 @@ def test_the_compiled_sparse_search_by_hand(monkeypatch):
     tree = DecisionTreeClassifier(max_depth=1, min_samples_leaf=3).fit(
         X, [0, 0, 1, 1, 1, 0]).tree_
     assert tree.node_count == 1
+    # A tie within a feature goes to the lowest cut: values 1 2 3 4, classes 0 1 1 0,
+    # the cuts after 1 and after 3 both score -(0) - (3 - 5/3) = -4/3 (after 2: -2).
+    # A tie between features goes to the lowest feature: two copies of the column.
+    X = scipy.sparse.csc_matrix(np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]]))
+    tree = DecisionTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).tree_
+    assert (tree.feature[0], tree.threshold[0]) == (0, 1.5)
 
 
 def test_partition_entries_is_the_stable_sort():
@@ -1091,12 +1110,14 @@ def test_the_compiled_sparse_apply_is_numpys(seed, n, d, density, max_depth, fmt
     import scipy.sparse
 
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < density)
+    # whole values: every threshold (k + 1/2) is a float32, so rows on it reach the kernel
+    X = rng.integers(-3, 4, size=(n, d)) * (rng.random((n, d)) < density)
     y = rng.integers(0, 3, n)
     model = DecisionTreeClassifier(max_depth=max_depth or None, random_state=0).fit(X, y)
     X_test = np.round(rng.normal(size=(60, d)), 1) * (rng.random((60, d)) < 0.5)
     X_test[:5] = X[:5] if n >= 5 else X_test[:5]          # training rows: thresholds' sides
-    sparse = getattr(scipy.sparse, f"{fmt}_matrix")(X_test)
+    X_test = np.vstack([X_test, _on_thresholds(model.tree_, d)])
+    sparse = getattr(scipy.sparse, f"{fmt}_matrix")(X_test.astype(np.float32))
     with pytest.MonkeyPatch.context() as patch:
         calls = _counting(patch, "apply_sparse")
         compiled = model.apply(sparse)
@@ -1105,7 +1126,15 @@ def test_the_compiled_sparse_apply_is_numpys(seed, n, d, density, max_depth, fmt
         numpy = model.apply(sparse)
     assert calls or model.tree_.node_count == 1
     np.testing.assert_array_equal(compiled, numpy)
-    np.testing.assert_array_equal(compiled, model.apply(X_test))
+    np.testing.assert_array_equal(compiled, model.apply(X_test.astype(np.float32)))
+
+
+def _on_thresholds(tree, d):
+    """Rows whose every feature is the threshold of one inner node (one row per node),
+    float64: each meets its node's test with equality."""
+    thresholds = tree.threshold[tree.children_left >= 0]
+    thresholds = thresholds[np.isfinite(thresholds)]      # not the +inf of missing-value splits
+    return np.repeat(thresholds[:, None], d, axis=1)
 
 
 @settings(max_examples=60, deadline=None)
@@ -1126,14 +1155,23 @@ def test_the_compiled_dense_apply_is_numpys(seed, n, d, max_depth, missing, layo
     X_test = np.vstack([X[:10], np.round(rng.normal(size=(50, d)), 1)])
     if missing and layout != "int":
         X_test[rng.random(X_test.shape) < 0.1] = np.nan
+    if layout != "int":                 # x == threshold goes left (x <= threshold)
+        X_test = np.vstack([X_test, _on_thresholds(model.tree_, d)])
     X_test = {"C": X_test, "F": np.asfortranarray(X_test), "strided": X_test[::2],
               "float32": X_test.astype(np.float32),
               "int": np.nan_to_num(X_test * 10).astype(int)}[layout]
-    with pytest.MonkeyPatch.context() as patch:
-        calls = _counting(patch, "apply_dense")
-        compiled = model.apply(X_test)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(kernels, "ENABLED", False)
-        numpy = model.apply(X_test)
-    assert calls or model.tree_.node_count == 1
-    np.testing.assert_array_equal(compiled, numpy)
+    # tree_.apply takes X as it is (float64, strided); the estimator's apply, as float32
+    for apply in (model.tree_.apply, model.apply):
+        with pytest.MonkeyPatch.context() as patch:
+            calls = _counting(patch, "apply_dense")
+            compiled = apply(X_test)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(kernels, "ENABLED", False)
+            numpy = apply(X_test)
+        assert calls or model.tree_.node_count == 1
+        np.testing.assert_array_equal(compiled, numpy)
+    # too narrow an X: a ValueError naming the widths, never a read past a row
+    if model.tree_.node_count > 1:
+        widest = model.tree_.feature[model.tree_.children_left >= 0].max()
+        with pytest.raises(ValueError, match=f"X has {widest} features, but the tree tests"):
+            model.tree_.apply(np.ascontiguousarray(X_test[:, :widest]))

@@ -18,7 +18,8 @@ book and the student edition built side by side, two JupyterLab servers in
 
 With jupyter_client's ``ipc`` transport a kernel's five channels are socket
 files, here in a directory that belongs to this process (made by
-:func:`tempfile.mkdtemp`, removed at exit), named after the kernel's id:
+:func:`tempfile.mkdtemp`, removed at exit; a process that is killed leaves its
+``jk-*`` directory behind), named after the kernel's id:
 there is nothing to race for.  :func:`use_unix_sockets` makes every kernel
 that this process starts through jupyter_client's local provisioner (nbval,
 nbclient, MyST-NB) use them, unless the kernel's transport or ports were set
@@ -42,6 +43,10 @@ import tempfile
 
 _PATCHED = "_dtree_book_unix_sockets"
 
+# The longest path of a Unix socket, in bytes (sun_path: 108 on Linux, 104 on
+# macOS and the BSDs, both with the terminating NUL).
+_MAX_SOCKET_PATH = 103
+
 
 def _socket_directory() -> str:
     """This process's directory for kernel socket files (made once)."""
@@ -61,7 +66,9 @@ def use_unix_sockets() -> bool:
     Wraps ``jupyter_client.provisioning.LocalProvisioner.pre_launch``: a
     kernel manager whose transport is still the default ``"tcp"`` with no
     ports chosen gets ``transport = "ipc"`` and a socket path in this
-    process's directory.  Calling it again does nothing.
+    process's directory (its ``ip`` is replaced, set or not), unless that
+    path would be too long for a Unix socket (a long ``TMPDIR``): then it
+    keeps TCP.  Calling it again does nothing.
 
     Returns
     -------
@@ -84,9 +91,11 @@ def use_unix_sockets() -> bool:
         ports = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
         if (km is not None and km.transport == "tcp" and not self.ports_cached
                 and not any(getattr(km, port) for port in ports)):
-            km.cache_ports = False  # the port cache binds TCP ports
-            km.transport = "ipc"
-            km.ip = os.path.join(_socket_directory(), km.kernel_id[:12])
+            path = os.path.join(_socket_directory(), km.kernel_id[:12])
+            if len(os.fsencode(path)) + 8 <= _MAX_SOCKET_PATH:     # "<path>-<n>"
+                km.cache_ports = False  # the port cache binds TCP ports
+                km.transport = "ipc"
+                km.ip = path
         return await pre_launch(self, **kwargs)
 
     setattr(pre_launch_on_unix_sockets, _PATCHED, True)
