@@ -413,7 +413,12 @@ def test_kernels_talk_over_unix_sockets(tmp_path):
         kc = km.client()
         kc.start_channels()
         try:
-            reply = kc.execute_interactive("x = 6 * 7", timeout=60)
+            kc.wait_for_ready(timeout=120)
+            # the reply on the shell channel (no output to wait for on IOPub,
+            # whose subscription may lag behind the kernel's first messages)
+            msg_id = kc.execute("x = 6 * 7")
+            reply = kc.get_shell_msg(timeout=120)
+            assert reply["parent_header"]["msg_id"] == msg_id
             assert reply["content"]["status"] == "ok"
         finally:
             kc.stop_channels()
