@@ -532,7 +532,7 @@ class TreeArrays:
         """Leaf id reached by each row of ``X`` (float, shape (n_samples, n_features)).
 
         Where Numba is installed and enabled, row by row in compiled code
-        (:func:`dtree.kernels.apply_dense`, as scikit-learn descends).
+        (``dtree.kernels.apply_dense``, as scikit-learn descends).
         Otherwise rows descend together, one tree level per NumPy step, in chunks of
         ``_APPLY_CHUNK`` rows (their arrays stay in cache).  A leaf leads to
         itself, so a row that reached one may take a few more (idle) steps:
