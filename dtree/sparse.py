@@ -49,6 +49,8 @@ from dtree.splitting import (
     kernel_criterion,
     midpoint,
     partition,
+    _NO_FLOATS,
+    _NO_MASK,
     _proxy_at,
     reference_split,
 )
@@ -56,10 +58,9 @@ from dtree.splitting import (
 __all__ = ["SparseRandomSplitter", "SparseSplitter", "check_sparse_X", "dense_to_csc",
            "is_sparse", "mostly_zeros", "sparse_values"]
 
-# Placeholders for the compiled search's unused mask and ranks.
-_NO_MASK = np.zeros((1, 1), dtype=bool)
+# The compiled search's unused ranks (float: the sparse search's drawn
+# priorities); its unused mask and weights are splitting's placeholders.
 _NO_RANK = np.zeros((1, 1))
-_NO_FLOATS = np.zeros(1)
 
 #: Statistics cells (statistics x stored values) a sweep block holds at a time.
 SPARSE_BLOCK_CELLS = 1 << 22
