@@ -49,10 +49,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtree import kernels
-from dtree.criteria import (EPSILON, ClassWeights, Entropy, FriedmanMSE, Gini, Poisson,
-                            SquaredError, _running_sums_exact)
-from dtree.splitting import (_NO_CODES, _NO_FLOATS, _NO_STATS, BestSplitter, RandomSplitter,
-                             _has_missing, kernel_criterion, presort)
+from dtree.criteria import (EPSILON, AbsoluteError, ClassWeights, Entropy, FriedmanMSE, Gini,
+                            Poisson, SquaredError, _running_sums_exact)
+from dtree.splitting import (_KERNEL_OUTPUTS, _NO_CODES, _NO_FLOATS, _NO_STATS, BestSplitter,
+                             RandomSplitter, _deviations_exact, _has_missing, kernel_criterion,
+                             presort)
 from dtree.tree import TREE_LEAF, node_fields
 
 # The "node" arrays of dtree.tree.NODE_FIELDS that the growers compute.
@@ -291,7 +292,9 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
 # The criteria of dtree.kernels.grow_levels, by class.
 _GROWN_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
                    SquaredError: kernels.SQUARED_ERROR, FriedmanMSE: kernels.FRIEDMAN_MSE,
-                   Poisson: kernels.POISSON}
+                   Poisson: kernels.POISSON, AbsoluteError: kernels.ABSOLUTE_ERROR}
+# Those it grows of several outputs too.
+_GROWN_OUTPUTS = _KERNEL_OUTPUTS + (AbsoluteError,)
 # grow_levels' generator where it draws nothing (random_state=None).
 _NO_GENERATOR = np.random.default_rng(0)
 # The arrays grow_levels returns, by name (the others are the estimator's).
@@ -307,8 +310,10 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     (``max_features`` of all; ``rng``'s draws give the tie ranks, the numbers
     :meth:`dtree.splitting.BestSplitter.options` draws), no monotonicity constraint, and Gini or entropy on
     exact class weights (for Gini a root weight :math:`W` with
-    :math:`W^2 < 2^{53}`) or the squared error, Friedman's MSE or Poisson (of
-    one output or several).  The tree is the one the level-by-level loop grows, array for
+    :math:`W^2 < 2^{53}`), the squared error, Friedman's MSE or Poisson (of
+    one output or several), or the absolute error of one output or several
+    where its sums are exact (``dtree.splitting._deviations_exact``: whole
+    weights, targets of few binary digits).  The tree is the one the level-by-level loop grows, array for
     array: the kernel takes every decision on NumPy's floats (Poisson's with
     the C library's ``ln``, checked here with NumPy's impurities:
     :func:`_numpy_decides_alike`), and the
@@ -318,7 +323,7 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     a Poisson decision NumPy's impurities take otherwise): the
     caller grows the tree level by level.
     """
-    code, n_outputs = kernel_criterion(criterion, _GROWN_CRITERIA)
+    code, n_outputs = kernel_criterion(criterion, _GROWN_CRITERIA, _GROWN_OUTPUTS)
     classes = type(stats) is ClassWeights
     if (code is None or not kernels.available() or params.splitter != "best"
             or params.monotonic_cst is not None or (params.max_features or X.shape[1]) < X.shape[1]
@@ -337,18 +342,23 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     else:
         if not (isinstance(stats, np.ndarray) and stats.dtype == np.float64):
             return None
+        if code == kernels.ABSOLUTE_ERROR and not _deviations_exact(stats):
+            return None
         args = (_NO_CODES, _NO_FLOATS, False, stats)
     if _has_missing(X).any():
         return None
     splitter = BestSplitter(criterion, stats).start(X, sort=presort)
     by_feature = splitter.columns is not None
     n_features = X.shape[1]
-    state = kernels.grow_start(splitter.order, *args, stats.shape[0], n_features)
+    # A node's statistics: the rows of the samples' summed, or the absolute
+    # error's (W, medians, deviations) of samples' (w, targets).
+    n_stats = 1 + 2 * n_outputs if code == kernels.ABSOLUTE_ERROR else stats.shape[0]
+    state = kernels.grow_start(splitter.order, *args, n_stats, n_features, code)
     if rng is not None:    # restored if the loop over levels is to draw the same numbers
         generator_state = rng.bit_generator.state
     status, state = kernels.grow_levels(
         splitter.columns if by_feature else X, by_feature, splitter.order, *args, classes,
-        stats.shape[0], n_outputs, code, params.min_samples_leaf, float(params.min_weight_leaf),
+        n_stats, n_outputs, code, params.min_samples_leaf, float(params.min_weight_leaf),
         params.min_samples_split, params.max_depth, float(params.min_impurity_decrease),
         rng is not None, _NO_GENERATOR if rng is None else rng, state)
     if status != kernels.GROWN:
@@ -359,7 +369,7 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     node_count = int(state[0][1]) + state[1].size
     grown = {f.name: np.empty(node_count, f.dtype) for f in node_fields("child", "split")}
     grown["n_node_samples"] = np.empty(node_count, np.intp)
-    node_stats = np.empty((node_count, stats.shape[0]))
+    node_stats = np.empty((node_count, n_stats))
     reason = np.empty(node_count, np.int8)
     pre, level_sizes = kernels.grown_tree(state, *(grown[name] for name in _GROWN_ARRAYS),
                                           node_stats, reason)

@@ -30,8 +30,8 @@ version of the same search that the book prints; ``tests/test_kernels.py``
 holds the kernels equal to :func:`~dtree.splitting.best_splits`, and
 ``tests/test_reference_splitter.py`` that one to the reference.  The level's
 partition (:func:`partition_level`), the compaction of the nodes that go on
-(:func:`keep_positions`) and the nodes' sums (:func:`segment_totals`) are
-compiled too, each the same as its NumPy version.  :func:`grow_levels` runs
+(:func:`keep_positions`) and the nodes' sums (:func:`segment_totals`; the
+absolute error's weighted medians, :func:`segment_medians`) are compiled too, each the same as its NumPy version.  :func:`grow_levels` runs
 them all, level after level, with the leaf rules and
 ``min_impurity_decrease``, in one call per tree, for the cases whose
 decisions it takes on NumPy's floats (``dtree.growth._grow_compiled``);
@@ -64,12 +64,13 @@ import os
 import numpy as np
 
 __all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
+           "ABSOLUTE_ERROR",
            "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "SPLIT", "TOO_SMALL", "PURE",
            "NO_SPLIT_FOUND", "TOO_SMALL_DECREASE", "apply_dense", "apply_sparse", "available", "grow_levels",
            "grow_start", "grown_tree",
            "keep_entries", "keep_positions", "partition_entries", "partition_level", "search_classes",
            "search_deviations", "search_sparse", "sparse_goes_left",
-           "search_regression", "segment_totals"]
+           "search_regression", "segment_medians", "segment_totals"]
 
 #: Whether the compiled sweep is used (where Numba is installed); the
 #: environment variable ``DTREE_NUMBA=0`` turns it off, and tests set it to
@@ -77,7 +78,7 @@ __all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISS
 ENABLED = os.environ.get("DTREE_NUMBA", "1") != "0"
 
 # The criteria the kernels compute (dtree.criteria's proxies).
-GINI, ENTROPY, SQUARED_ERROR, FRIEDMAN_MSE, POISSON = range(5)
+GINI, ENTROPY, SQUARED_ERROR, FRIEDMAN_MSE, POISSON, ABSOLUTE_ERROR = range(6)
 
 EPSILON = np.finfo(np.float64).eps          # dtree.criteria.EPSILON (Poisson's guard)
 
@@ -1067,6 +1068,52 @@ def segment_totals(samples, starts, codes, weight, has_weight, stats, out):
                     out[k, j] += stats[k, s]
 
 
+@_jit
+def segment_medians(samples, starts, stats, n_outputs, out):
+    r"""Each segment's weight, weighted medians and absolute deviations, in ``out``.
+
+    ``AbsoluteError.node_stats`` (of one output or ``m = n_outputs``) where
+    its sums are exact (``dtree.splitting._deviations_exact``): for the
+    segments of ``samples`` (m,) starting at ``starts``, ``out`` (1 + 2m,
+    n_segments) gets :math:`W`, each output's weighted median :math:`\tilde
+    y_k` (scikit-learn's rule: the first target in increasing order whose
+    cumulative weight reaches :math:`W/2`, or the midpoint of it and the next
+    target if it is exactly :math:`W/2`) and :math:`D_k = \sum_i w_i |y_{ik}
+    - \tilde y_k|`.  ``stats`` (1 + m, n_samples) holds each sample's weight
+    and targets.  The median's value does not depend on the order of tied
+    targets, and every sum is exact: the floats of
+    :func:`dtree.order_statistics.segment_medians`.
+    """
+    n = samples.shape[0]
+    for j in range(starts.shape[0]):
+        start = starts[j]
+        end = starts[j + 1] if j + 1 < starts.shape[0] else n
+        size = end - start
+        targets = np.empty(size)
+        for k in range(n_outputs):
+            for i in range(size):
+                targets[i] = stats[1 + k, samples[start + i]]
+            by_target = np.argsort(targets)
+            W = 0.0
+            for i in range(size):
+                W += stats[0, samples[start + by_target[i]]]
+            half = W / 2.0
+            cumulative, median = 0.0, targets[by_target[size - 1]]
+            for i in range(size):
+                cumulative += stats[0, samples[start + by_target[i]]]
+                if cumulative >= half:
+                    median = targets[by_target[i]]
+                    if cumulative == half and i + 1 < size:   # the midpoint with the next
+                        median = (median + targets[by_target[i + 1]]) / 2.0
+                    break
+            deviation = 0.0
+            for i in range(size):
+                deviation += stats[0, samples[start + i]] * abs(targets[i] - median)
+            out[0, j] = W
+            out[1 + k, j] = median
+            out[1 + n_outputs + k, j] = deviation
+
+
 # What grow_levels reports: the tree is grown; a proxy is NaN; an impurity
 # decrease is too close to min_impurity_decrease for the C library's log2 to
 # decide it as NumPy's does.  On the last two the caller grows the tree with
@@ -1090,6 +1137,13 @@ def _node_impurity(totals, j, criterion, n_outputs):
     outputs, ``inf`` where an output sums to at most ``EPSILON``;
     ``Poisson.impurity``) in NumPy's order with the C library's ``ln``.
     """
+    if criterion == ABSOLUTE_ERROR:  # D / W; of m outputs sum_k D_k / (m W)
+        if n_outputs == 1:
+            return totals[2, j] / totals[0, j]
+        total = totals[1 + n_outputs, j]
+        for k in range(1, n_outputs):
+            total += totals[1 + n_outputs + k, j]
+        return total / (totals[0, j] * n_outputs)
     if criterion == POISSON:         # (sum w y ln y - S ln(S/W)) / W, inf where S <= eps
         w = totals[0, j]
         total = 0.0
@@ -1199,12 +1253,14 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
 
     Every step of a level in one compiled loop: the leaf rules, the split
     search (:func:`search_classes`, :func:`search_regression`), the
-    partition, the children's sums (:func:`segment_totals`) and the rule of
+    partition, the children's sums (:func:`segment_totals`; the absolute
+    error's medians and deviations, :func:`segment_medians`) and the rule of
     ``min_impurity_decrease``, with the features found constant following
     their nodes (:func:`grown_tree` then numbers the nodes in depth-first
     pre-order).  For exact class weights of one output (Gini, entropy; for
-    Gini also :math:`W^2 < 2^{53}`) and float64 statistics of one output or
-    several (squared error, Friedman's MSE, Poisson), no missing values, every
+    Gini also :math:`W^2 < 2^{53}`), float64 statistics of one output or
+    several (squared error, Friedman's MSE, Poisson) and the absolute error's
+    where its sums are exact (:func:`search_deviations`), no missing values, every
     feature searched (tie ranks drawn, but no ``max_features`` draws).
 
     The decisions are NumPy's: the impurities and decreases of Gini, the
@@ -1239,8 +1295,9 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
         Outputs of a regression (their sums in rows 1 to ``n_outputs``;
         ``dtree.criteria.multi_output``); 1 for a classification.
     criterion : int
-        :data:`GINI`, :data:`ENTROPY`, :data:`SQUARED_ERROR`, :data:`FRIEDMAN_MSE`
-        or :data:`POISSON`.
+        :data:`GINI`, :data:`ENTROPY`, :data:`SQUARED_ERROR`, :data:`FRIEDMAN_MSE`,
+        :data:`POISSON` or :data:`ABSOLUTE_ERROR` (``n_stats`` is then
+        :math:`1 + 2m`: a node's :math:`W`, medians and deviations).
     min_samples_leaf, min_weight_leaf, min_samples_split, max_depth, min_impurity_decrease
         The rules of :func:`dtree.growth.grow_depth_first`.
     use_rank, rng : bool, numpy.random.Generator
@@ -1354,6 +1411,11 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
                                 min_weight_leaf, True, largest * largest < 2.0**53, False,
                                 no_mask, use_rank, rank_of, o_constant, proxy, feature, position,
                                 rank, threshold, cut, n_left, go_left)
+        elif criterion == ABSOLUTE_ERROR:
+            ok = search_deviations(values, by_feature, order, o_starts, o_sizes, stats, o_totals,
+                                   n_outputs, min_samples_leaf, min_weight_leaf, False, no_mask,
+                                   use_rank, rank_of, o_constant, proxy, feature, position, rank,
+                                   threshold, cut, n_left, go_left)
         else:
             ok = search_regression(values, by_feature, order, o_starts, o_sizes, stats,
                                    o_totals, criterion, n_outputs, min_samples_leaf, min_weight_leaf,
@@ -1387,8 +1449,10 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
             c_starts[2 * i] = s_starts[i]
             c_starts[2 * i + 1] = s_starts[i] + n_left[split[i]]
         c_totals = np.empty((n_stats, 2 * n_split))
-        segment_totals(order[0, :m], c_starts, codes, weight,
-                       has_weight, stats, c_totals)
+        if criterion == ABSOLUTE_ERROR:
+            segment_medians(order[0, :m], c_starts, stats, n_outputs, c_totals)
+        else:
+            segment_totals(order[0, :m], c_starts, codes, weight, has_weight, stats, c_totals)
         # min_impurity_decrease, on the weighted impurity decrease (Criterion.improvement).
         kept = np.zeros(n_split, np.bool_)
         for i in range(n_split):
@@ -1467,13 +1531,16 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
 
 
 @_jit
-def grow_start(order, codes, weight, has_weight, stats, n_stats, n_features):
+def grow_start(order, codes, weight, has_weight, stats, n_stats, n_features, criterion):
     """The state :func:`grow_levels` starts from: the root, all samples, no node grown yet."""
     n_samples = order.shape[1]
     starts = np.zeros(1, np.intp)
     sizes = np.full(1, n_samples, np.intp)
     totals = np.empty((n_stats, 1))
-    segment_totals(order[0], starts, codes, weight, has_weight, stats, totals)
+    if criterion == ABSOLUTE_ERROR:
+        segment_medians(order[0], starts, stats, (n_stats - 1) // 2, totals)
+    else:
+        segment_totals(order[0], starts, codes, weight, has_weight, stats, totals)
     capacity = 64       # nodes in creation order (level by level), grown by doubling
     node_stats = np.empty((capacity, n_stats))
     node_stats[0] = totals[:, 0]

@@ -1390,12 +1390,13 @@ _KERNEL_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
 _KERNEL_OUTPUTS = (SquaredError, FriedmanMSE, Poisson)
 
 
-def kernel_criterion(criterion, criteria=None):
+def kernel_criterion(criterion, criteria=None, outputs=_KERNEL_OUTPUTS):
     """The kernels' code of ``criterion`` and its number of outputs, or ``(None, 0)``.
 
     One output: ``criteria`` (default ``_KERNEL_CRITERIA``) by class.
-    Several (``dtree.criteria.multi_output``): the code of its base, for the
-    regressions whose statistics hold :math:`w y_k` in rows 1 to :math:`m`.
+    Several (``dtree.criteria.multi_output``): the code of its base where
+    the base is one of ``outputs`` (default: the regressions whose
+    statistics hold :math:`w y_k` in rows 1 to :math:`m`).
     """
     criteria = _KERNEL_CRITERIA if criteria is None else criteria
     n_outputs = getattr(criterion, "n_outputs", 1)
@@ -1403,7 +1404,7 @@ def kernel_criterion(criterion, criteria=None):
         code = criteria.get(criterion)
     else:
         base = getattr(criterion, "base", None)
-        code = criteria.get(base) if base in _KERNEL_OUTPUTS else None
+        code = criteria.get(base) if base in outputs else None
     return (None, 0) if code is None else (code, n_outputs)
 
 
@@ -1641,9 +1642,15 @@ class BestSplitter:
 
         Compiled (:func:`dtree.kernels.segment_totals`, the same floats) for
         the criteria that sum their statistics: exact class weights, or a
-        float64 array of statistics.
+        float64 array of statistics; and for the absolute error where its
+        sums are exact (:func:`dtree.kernels.segment_medians`).
         """
         stats, criterion = self.stats, self.criterion
+        if self.deviations_exact and kernels.available():
+            n_outputs = stats.shape[0] - 1          # rows: w, then the targets
+            out = np.empty((1 + 2 * n_outputs, starts.size))
+            kernels.segment_medians(self.order[0], starts, stats, n_outputs, out)
+            return out
         compiled = (kernels.available()
                     and getattr(criterion.node_stats, "__func__", None) is _SUMMED_NODE_STATS)
         if compiled and type(stats) is ClassWeights and stats.exact_sums:

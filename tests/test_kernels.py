@@ -312,17 +312,29 @@ def test_the_compiled_partition_is_partition(seed, n, n_features, n_segments, mi
     np.testing.assert_array_equal(order, expected)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 70), n_segments=st.integers(1, 5),
-       criterion=st.sampled_from(CRITERIA), exact=st.booleans())
-def test_the_compiled_totals_are_node_stats(seed, n, n_segments, criterion, exact):
+       criterion=st.sampled_from(SEARCHED), exact=st.booleans(),
+       n_outputs=st.sampled_from([1, 1, 2, 3]))
+@example(seed=4, n=9, n_segments=2, criterion=AbsoluteError, exact=True, n_outputs=1)
+@example(seed=5, n=60, n_segments=4, criterion=AbsoluteError, exact=True, n_outputs=3)
+def test_the_compiled_totals_are_node_stats(seed, n, n_segments, criterion, exact, n_outputs):
     # Class weights with exact sums (any order gives them) and every array of
-    # statistics, summed one sample after another as numpy.bincount does.
+    # statistics, summed one sample after another as numpy.bincount does; the
+    # absolute error's weights, medians and deviations where its sums are exact.
+    if n_outputs > 1 and criterion not in (Gini, Entropy):
+        criterion = multi_output(criterion, n_outputs)
     rng = np.random.default_rng(seed)
     splitter, starts, sizes = level(rng, n, 2, min(n_segments, n), criterion, exact, True)
+    if AbsoluteError in (criterion, getattr(criterion, "base", None)) and exact:
+        # Medians at midpoints too: each node's weight even in some nodes.
+        splitter.stats[0] = rng.integers(1, 3, n).astype(float)
     expected = criterion.node_stats(splitter.stats, splitter.order[0], starts)
-    compiled = splitter.totals(starts)
+    with pytest.MonkeyPatch.context() as patch:
+        medians = _counting(patch, "segment_medians")
+        compiled = splitter.totals(starts)
     np.testing.assert_array_equal(compiled, expected)
+    assert bool(medians) == splitter.deviations_exact
 
 
 @settings(max_examples=100, deadline=None)
@@ -554,7 +566,8 @@ def assert_same_tree(a, b):
 
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 120), n_features=st.integers(1, 5),
-       criterion=st.sampled_from(["gini", "entropy", "squared_error", "friedman_mse", "poisson"]),
+       criterion=st.sampled_from(["gini", "entropy", "squared_error", "friedman_mse", "poisson",
+                                  "absolute_error"]),
        n_classes=st.sampled_from([2, 3, 11]), ties=st.booleans(),
        weights=st.sampled_from(["none", "whole"]),
        max_depth=st.sampled_from([None, 1, 3]), min_samples_leaf=st.integers(1, 4),
@@ -575,6 +588,10 @@ def assert_same_tree(a, b):
          weights="whole", max_depth=None, min_samples_leaf=1, min_samples_split=2,
          min_weight_fraction_leaf=0.0, min_impurity_decrease=0.005, random_state=0,
          n_outputs=9)
+@example(seed=6, n=60, n_features=3, criterion="absolute_error", n_classes=2, ties=False,
+         weights="whole", max_depth=None, min_samples_leaf=2, min_samples_split=2,
+         min_weight_fraction_leaf=0.0, min_impurity_decrease=0.005, random_state="generator",
+         n_outputs=2)
 def test_grow_levels_grows_the_trees_of_the_level_loop(
         seed, n, n_features, criterion, n_classes, ties, weights, max_depth,
         min_samples_leaf, min_samples_split, min_weight_fraction_leaf, min_impurity_decrease,
@@ -583,7 +600,8 @@ def test_grow_levels_grows_the_trees_of_the_level_loop(
 
     With a seed, the tie ranks come from the same draws; a generator of the
     caller's is left as the loop over levels leaves it.  A regression has
-    ``n_outputs`` targets (a classification one).
+    ``n_outputs`` targets (a classification one); the absolute error's are
+    quarters, whose sums are exact (grow_levels grows it only then).
     """
     rng = np.random.default_rng(seed)
     # No zeros (ties: 1 to 4): a matrix of mostly zeros is searched sparse.
@@ -596,6 +614,7 @@ def test_grow_levels_grows_the_trees_of_the_level_loop(
         noise = rng.integers(0, 3, (n, n_outputs))
         y = X[:, :1] * 3 + noise * (1.0 if ties else rng.normal(size=(n, n_outputs)))
         y = np.abs(y) if criterion == "poisson" else y       # counts: y >= 0
+        y = np.round(y * 4) / 4 if criterion == "absolute_error" else y
         y = y[:, 0] if n_outputs == 1 else y
     sample_weight = None if weights == "none" else rng.integers(1, 5, n).astype(float)
     make = DecisionTreeClassifier if classification else DecisionTreeRegressor
@@ -951,8 +970,8 @@ def test_grow_levels_declines_the_other_cases(monkeypatch, case):
         fit = {"sample_weight": np.full(y.size, 1e6)}
     elif case == "max_features":
         params = {"max_features": 2, "random_state": 0}
-    elif case == "absolute_error":
-        make, params = DecisionTreeRegressor, {"criterion": case}
+    elif case == "absolute_error":         # targets of many binary digits: inexact sums
+        make, params, y = DecisionTreeRegressor, {"criterion": case}, X[:, 0].copy()
     elif case == "missing":
         X[::7, 2] = np.nan
     elif case == "monotonic":
@@ -985,7 +1004,10 @@ def test_grow_levels_is_used_on_the_common_case(monkeypatch):
     DecisionTreeClassifier(random_state=0).fit(X, y)      # tie ranks drawn
     DecisionTreeRegressor(criterion="friedman_mse").fit(X[:, 1:], X[:, 0])
     DecisionTreeRegressor().fit(X[:, 2:], X[:, :2])                # two outputs
-    assert statuses == [kernels.GROWN] * 3 and levels == []
+    absolute = DecisionTreeRegressor(criterion="absolute_error")
+    absolute.fit(X[:, 1:], X[:, 0] * 10)                # whole targets (sepal length in mm)
+    absolute.fit(X[:, 2:], X[:, :2] * 10)
+    assert statuses == [kernels.GROWN] * 5 and levels == []
 
 
 # -- the sparse search (dtree.sparse.SparseSplitter, kernels.search_sparse) ----
