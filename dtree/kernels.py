@@ -47,7 +47,9 @@ digits, such as integers, and totals below :math:`2^{52}`), no monotonicity cons
 every midpoint a candidate (``splitter="best"``).  Sparse ``X``
 (:mod:`dtree.sparse`, and a dense ``X`` of mostly zeros searched as one) has
 its own kernels: :func:`search_sparse` scores a level from the stored values
-(Gini or entropy of one output with exact sums), :func:`sparse_goes_left`,
+(Gini or entropy of one output with exact sums), :func:`search_sparse_regression`
+a regression's (the squared error, Friedman's MSE or Poisson, of one output or
+several, with the NumPy search's running sums), :func:`sparse_goes_left`,
 :func:`partition_entries` and :func:`keep_entries` keep those values sorted
 by (feature, node, value) as the level is split, and :func:`apply_sparse`
 sends the rows of a CSR matrix down the tree.  Everything else, and every
@@ -70,7 +72,7 @@ __all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISS
            "grow_start", "grown_tree",
            "keep_entries", "keep_positions", "partition_entries", "partition_level", "search_classes",
            "search_deviations", "search_sparse", "sparse_goes_left",
-           "search_regression", "segment_medians", "segment_totals"]
+           "search_regression", "search_sparse_regression", "segment_medians", "segment_totals"]
 
 #: Whether the compiled sweep is used (where Numba is installed); the
 #: environment variable ``DTREE_NUMBA=0`` turns it off, and tests set it to
@@ -769,7 +771,8 @@ def _sparse_cut(j, f, left, totals, n_left, size, lower, upper, criterion, min_s
     proxy = -_weighted_impurity(cr, criterion) - _weighted_impurity(cl, criterion)
     if proxy != proxy:
         return False
-    if min_weight_leaf > 0 and (w_left < min_weight_leaf or w_right < min_weight_leaf):
+    if proxy == -np.inf or (min_weight_leaf > 0 and (w_left < min_weight_leaf
+                                                     or w_right < min_weight_leaf)):
         return True                                      # -inf: never kept
     r = rank[j, f] if use_rank else np.float64(f)
     if proxy > out_proxy[j] or (proxy == out_proxy[j] and r < out_rank[j]):
@@ -879,6 +882,152 @@ def search_sparse(col, segment, row, value, sizes, totals, codes, weight, has_we
                                min_samples_leaf, min_weight_leaf, use_rank, rank, cl, cr,
                                out_proxy, out_feature, out_n_left, out_lower, out_upper,
                                out_rank):
+                return False
+        a = b
+    return True
+
+
+@_jit
+def _sparse_regression_cut(j, f, left, totals, n_left, size, lower, upper, criterion,
+                           n_outputs, min_samples_leaf, min_weight_leaf, use_rank, rank,
+                           s_left, s_right, out_proxy, out_feature, out_n_left, out_lower,
+                           out_upper, out_rank):
+    r""":func:`_sparse_cut` for a regression: ``left`` holds the left child's
+    :math:`W` and :math:`\sum w y_k`; the right child's are the node's minus them."""
+    if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
+        return True
+    w_left, w_right = left[0], totals[0, j] - left[0]           # right = node - left
+    if n_outputs == 1:
+        proxy = _regression_proxy(w_left, left[1], w_right, totals[1, j] - left[1], criterion)
+    else:
+        for k in range(n_outputs):
+            s_left[k] = left[1 + k]
+            s_right[k] = totals[1 + k, j] - left[1 + k]
+        proxy = _outputs_proxy(w_left, s_left, w_right, s_right, criterion)
+    if proxy != proxy:
+        return False
+    if proxy == -np.inf or (min_weight_leaf > 0 and (w_left < min_weight_leaf
+                                                     or w_right < min_weight_leaf)):
+        return True                                      # -inf: never kept
+    r = rank[j, f] if use_rank else np.float64(f)
+    if proxy > out_proxy[j] or (proxy == out_proxy[j] and r < out_rank[j]):
+        out_proxy[j], out_feature[j], out_n_left[j] = proxy, f, n_left
+        out_lower[j], out_upper[j], out_rank[j] = lower, upper, r
+    return True
+
+
+@_jit
+def search_sparse_regression(col, segment, row, value, sizes, totals, stats, n_outputs,
+                             criterion, step, min_samples_leaf, min_weight_leaf, use_mask, mask,
+                             use_rank, rank, out_proxy, out_feature, out_n_left, out_lower,
+                             out_upper, out_rank):
+    r""":func:`search_sparse` for a regression (squared error, Friedman's MSE, Poisson).
+
+    The floats of :meth:`dtree.sparse.SparseSplitter.search`'s NumPy sweep,
+    whatever the targets: that sweep cuts the stored values (sorted by
+    feature, segment, value) into blocks of whole (feature, segment) groups,
+    a block starting at a group and holding the groups that start fewer than
+    ``step`` entries after it, and takes in each block a running sum of the
+    statistics (``numpy.cumsum``, one entry after another); a cut's left
+    child is that sum at the cut minus the sum before its group, plus the
+    zero run's statistics (the node's minus the group's sum: the last prefix
+    minus the one before the group) where the cut lies after the zeros.
+    This kernel keeps the same running sums, block by block, and computes
+    those differences with the same operations, so every proxy
+    (:func:`_regression_proxy`, :func:`_outputs_proxy`: NumPy's order; for
+    Poisson the C library's :math:`\log_2`) is the sweep's float.  Ties as
+    :func:`search_sparse`.
+
+    Parameters
+    ----------
+    col, segment, row, value, sizes
+        As for :func:`search_sparse`.
+    totals : ndarray of shape (n_stats, n_segments), float64
+        Each segment's statistics (rows 0 to ``n_outputs`` are read).
+    stats : ndarray of shape (n_stats, n_samples), float64
+        Each sample's statistics: :math:`w`, then :math:`w y_k` of each output.
+    n_outputs : int
+    criterion : int
+        :data:`SQUARED_ERROR`, :data:`FRIEDMAN_MSE` or :data:`POISSON`.
+    step : int
+        The NumPy sweep's block size, in stored values.
+    min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank
+        As for :func:`search_sparse`.
+    out_proxy, out_feature, out_n_left, out_lower, out_upper, out_rank
+        As for :func:`search_sparse`; filled in.
+
+    Returns
+    -------
+    bool
+        False if a proxy is NaN (the caller searches with NumPy), else True.
+    """
+    n_rows = 1 + n_outputs              # w and w y_k: what the proxies read
+    nnz = col.shape[0]
+    prefix = np.zeros(n_rows)           # the block's running sums, through the last group
+    before = np.empty(n_rows)
+    running = np.empty(n_rows)
+    zero = np.empty(n_rows)
+    left = np.empty(n_rows)
+    s_left = np.empty(n_outputs)
+    s_right = np.empty(n_outputs)
+    block_end = 0                       # a group starting here or later opens a block
+    a = 0
+    while a < nnz:
+        f, j = col[a], segment[a]
+        b = a + 1
+        while b < nnz and col[b] == f and segment[b] == j:
+            b += 1
+        if a >= block_end:
+            block_end = a + step
+            prefix[:] = 0.0
+        for r in range(n_rows):
+            before[r] = prefix[r]
+        # The group's running sums (every group's, searched or not: the block's).
+        n_negative = 0
+        for i in range(a, b):
+            for r in range(n_rows):
+                prefix[r] += stats[r, row[i]]
+            if value[i] < 0:
+                n_negative += 1
+        if (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf:
+            a = b
+            continue
+        # The zero run: the segment's statistics minus the stored values'.
+        n_zero = sizes[j] - (b - a)
+        for r in range(n_rows):
+            zero[r] = totals[r, j] - (prefix[r] - before[r]) if n_zero > 0 else 0.0
+            running[r] = before[r]
+        for i in range(a, b):
+            if i == a + n_negative and n_zero > 0:
+                # the cut after the zero run, where a stored value follows it
+                for r in range(n_rows):
+                    below = running[r] - before[r] if n_negative > 0 else 0.0
+                    left[r] = below + zero[r]
+                if not _sparse_regression_cut(j, f, left, totals, n_negative + n_zero, sizes[j],
+                                              np.float32(0.0), value[i], criterion, n_outputs,
+                                              min_samples_leaf, min_weight_leaf, use_rank, rank,
+                                              s_left, s_right, out_proxy, out_feature,
+                                              out_n_left, out_lower, out_upper, out_rank):
+                    return False
+            for r in range(n_rows):
+                running[r] += stats[r, row[i]]
+            if value[i] < 0 and n_zero > 0 and (i == b - 1 or value[i + 1] > 0):
+                upper = np.float32(0.0)                   # the cut before the zero run
+            elif i < b - 1 and value[i + 1] > value[i]:
+                upper = value[i + 1]
+            else:
+                continue                                  # tied values, or the last
+            after_zeros = value[i] > 0 and n_zero > 0
+            for r in range(n_rows):
+                left[r] = running[r] - before[r]
+                if after_zeros:
+                    left[r] += zero[r]
+            n_left = i - a + 1 + (n_zero if after_zeros else 0)
+            if not _sparse_regression_cut(j, f, left, totals, n_left, sizes[j], value[i], upper,
+                                          criterion, n_outputs, min_samples_leaf,
+                                          min_weight_leaf, use_rank, rank, s_left, s_right,
+                                          out_proxy, out_feature, out_n_left, out_lower,
+                                          out_upper, out_rank):
                 return False
         a = b
     return True

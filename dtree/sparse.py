@@ -22,9 +22,10 @@ a sparse matrix is the tree grown on its dense copy.  This is
 scikit-learn's ``BestSparseSplitter`` (``sklearn/tree/_splitter.pyx``)
 written level-wise: per level, one gather of the stored values of the
 samples still splitting and one sort by (feature, node, value).  For Gini
-and entropy with exact sums the level's search, the partition of the stored
-values and the descent of CSR rows are compiled (:func:`dtree.kernels.search_sparse`
-and its neighbours), with the same trees.
+and entropy with exact sums, and for the squared error, Friedman's MSE and
+Poisson, the level's search is compiled (:func:`dtree.kernels.search_sparse`,
+:func:`dtree.kernels.search_sparse_regression`), as are the partition of
+the stored values and the descent of CSR rows, with the same trees.
 
 Values are compared as float32 (as for dense ``X``); stored zeros are
 zeros; NaN is refused (as in scikit-learn, which supports missing values
@@ -221,6 +222,11 @@ def _stats_of(stats, samples):
     return stats.take(samples) if isinstance(stats, ClassWeights) else stats[:, samples]
 
 
+def _block_step(stats):
+    """Stored values per block of the NumPy search (``SPARSE_BLOCK_CELLS`` statistics)."""
+    return max(1, SPARSE_BLOCK_CELLS // max(stats.shape[0], 1))
+
+
 class SparseSplitter(BestSplitter):
     """:class:`dtree.splitting.BestSplitter` on a sparse CSC ``X`` (:mod:`dtree.sparse`).
 
@@ -399,8 +405,7 @@ class SparseSplitter(BestSplitter):
         if not first.size:
             return best
         # Blocks of whole groups, of at most SPARSE_BLOCK_CELLS statistics.
-        n_stats = self.stats.shape[0]
-        step = max(1, SPARSE_BLOCK_CELLS // max(n_stats, 1))
+        step = _block_step(self.stats)
         g = 0
         while g < first.size:
             end = int(np.searchsorted(first, first[g] + step, side="left"))
@@ -429,30 +434,43 @@ class SparseSplitter(BestSplitter):
 
         For Gini and entropy of one output with exact sums
         (:attr:`dtree.criteria.ClassWeights.exact_sums`, as for every dense
-        ``X`` of one output that :func:`mostly_zeros` sends here), no monotonicity
-        constraint and no drawn thresholds, where Numba is installed and
-        enabled; otherwise, or where a proxy is NaN, None: NumPy's search.
+        ``X`` of one output that :func:`mostly_zeros` sends here;
+        :func:`dtree.kernels.search_sparse`), and for the squared error,
+        Friedman's MSE and Poisson of one output or several, whatever the
+        targets (:func:`dtree.kernels.search_sparse_regression`, the floats of
+        NumPy's blocks); with no monotonicity constraint and no drawn
+        thresholds, where Numba is installed and enabled; otherwise, or where a
+        proxy is NaN, None: NumPy's search.
         """
         stats = self.stats
-        code, _ = kernel_criterion(self.criterion)
-        if (code not in (kernels.GINI, kernels.ENTROPY) or type(stats) is not ClassWeights
-                or not stats.exact_sums or bounds is not None
-                or options.thresholds is not None or not kernels.available()):
+        code, n_outputs = kernel_criterion(self.criterion)
+        classes = code in (kernels.GINI, kernels.ENTROPY)
+        if (code is None or bounds is not None or options.thresholds is not None
+                or not kernels.available()):
+            return None
+        if classes and not (type(stats) is ClassWeights and stats.exact_sums):
+            return None
+        if not classes and not (isinstance(stats, np.ndarray) and stats.dtype == np.float64):
             return None
         n_segments = sizes.size
         col, segment, row, value = gathered
         use_mask, use_rank = options.feature_mask is not None, options.feature_rank is not None
-        has_weight = stats.weight is not None
         found = SplitResult.empty(n_segments)
         lower, upper = np.zeros(n_segments, np.float32), np.zeros(n_segments, np.float32)
         rank = np.full(n_segments, np.inf)
-        ok = kernels.search_sparse(
-            col, segment, row, value, sizes, np.ascontiguousarray(totals, dtype=np.float64),
-            stats.codes, stats.weight if has_weight else _NO_FLOATS, has_weight, code,
-            self.min_samples_leaf, float(self.min_weight_leaf), use_mask,
-            options.feature_mask if use_mask else _NO_MASK, use_rank,
-            options.feature_rank.astype(np.float64, copy=False) if use_rank else _NO_RANK,
-            found.proxy, found.feature, found.n_left, lower, upper, rank)
+        rules = (self.min_samples_leaf, float(self.min_weight_leaf), use_mask,
+                 options.feature_mask if use_mask else _NO_MASK, use_rank,
+                 options.feature_rank.astype(np.float64, copy=False) if use_rank else _NO_RANK,
+                 found.proxy, found.feature, found.n_left, lower, upper, rank)
+        totals = np.ascontiguousarray(totals, dtype=np.float64)
+        if classes:
+            has_weight = stats.weight is not None
+            ok = kernels.search_sparse(col, segment, row, value, sizes, totals, stats.codes,
+                                       stats.weight if has_weight else _NO_FLOATS, has_weight,
+                                       code, *rules)
+        else:
+            ok = kernels.search_sparse_regression(col, segment, row, value, sizes, totals, stats,
+                                                  n_outputs, code, _block_step(stats), *rules)
         if not ok:
             return None
         at = found.feature >= 0

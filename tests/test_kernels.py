@@ -1075,6 +1075,93 @@ def test_the_compiled_sparse_search_is_numpys(seed, n, d, density, n_classes, si
                                atol=0)
 
 
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 120), d=st.integers(1, 8),
+       density=st.floats(0.0, 1.0), sign=st.sampled_from(["mixed", "positive", "negative"]),
+       criterion=st.sampled_from(["squared_error", "friedman_mse", "poisson"]),
+       n_outputs=st.sampled_from([1, 1, 2, 3]), min_samples_leaf=st.integers(1, 4),
+       weights=st.sampled_from(["none", "whole", "fractional"]),
+       max_features=st.sampled_from([None, 1, 2]), seeded=st.booleans(),
+       min_weight_fraction_leaf=st.sampled_from([0.0, 0.1]),
+       block_cells=st.sampled_from([1 << 22, 1, 8, 40, 200]))
+@example(seed=2, n=90, d=5, density=0.4, sign="mixed", criterion="squared_error", n_outputs=1,
+         min_samples_leaf=1, weights="fractional", max_features=None, seeded=False,
+         min_weight_fraction_leaf=0.0, block_cells=40)
+@example(seed=3, n=100, d=6, density=0.3, sign="positive", criterion="poisson", n_outputs=2,
+         min_samples_leaf=2, weights="whole", max_features=2, seeded=True,
+         min_weight_fraction_leaf=0.1, block_cells=1 << 22)
+@example(seed=2, n=2, d=2, density=1.0, sign="mixed", criterion="poisson", n_outputs=3,
+         min_samples_leaf=1, weights="none", max_features=None, seeded=False,
+         min_weight_fraction_leaf=0.0, block_cells=1 << 22)   # an output of zeros: -inf, no cut
+def test_the_compiled_sparse_regression_is_numpys(seed, n, d, density, sign, criterion,
+                                                  n_outputs, min_samples_leaf, weights,
+                                                  max_features, seeded,
+                                                  min_weight_fraction_leaf, block_cells):
+    """The compiled sparse search of a regression grows the NumPy search's
+    tree, float for float, on fractional targets and weights too: it keeps
+    the NumPy search's running sums block by block (``block_cells``: the
+    NumPy search's block size, small here so that a level spans several
+    blocks), with one output or several and ties broken alike; a cut whose
+    proxy is -inf (Poisson: a child's output sums to 0) is never taken."""
+    import scipy.sparse
+
+    import dtree.sparse
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(1, 4, size=(n, d)) * (rng.random((n, d)) < density) \
+        * {"mixed": rng.choice([-1, 1], size=(n, d)), "positive": 1, "negative": -1}[sign]
+    X = scipy.sparse.csc_matrix(X.astype(float))
+    y = rng.gamma(2.0, size=(n, n_outputs)) * (rng.random((n, n_outputs)) < 0.8)
+    y[0] = np.maximum(y[0], 1.0)                   # Poisson: a positive sum of each output
+    y = y[:, 0] if n_outputs == 1 else y
+    weight = {"none": None, "whole": rng.integers(1, 4, n).astype(float),
+              "fractional": rng.uniform(0.2, 3.0, n)}[weights]
+    max_features = None if max_features is None else min(max_features, d)
+    params = dict(criterion=criterion, min_samples_leaf=min_samples_leaf,
+                  min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+                  random_state=seed % 1000 if seeded or max_features is not None else None)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dtree.sparse, "SPARSE_BLOCK_CELLS", block_cells)
+        calls = _counting(patch, "search_sparse_regression")
+        compiled = DecisionTreeRegressor(**params).fit(X, y, sample_weight=weight)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dtree.sparse, "SPARSE_BLOCK_CELLS", block_cells)
+        patch.setattr(kernels, "ENABLED", False)
+        libm_log2(patch, criterion)
+        numpy = DecisionTreeRegressor(**params).fit(X, y, sample_weight=weight)
+    if X.nnz and n >= 2 * min_samples_leaf and np.ptp(y, axis=0).max() > 0:
+        assert calls
+    ta, tb = compiled.tree_, numpy.tree_
+    assert ta.node_count == tb.node_count
+    for name in ("children_left", "feature", "threshold", "n_node_samples", "value"):
+        np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
+    # Poisson's impurities: NumPy's log in one fit, the C library's in the other
+    # (a difference of terms that cancel: a few units of the terms' last bit).
+    tolerance = 1e-12 if criterion == "poisson" else 0
+    np.testing.assert_allclose(ta.impurity, tb.impurity, rtol=tolerance, atol=tolerance)
+
+
+def test_the_compiled_sparse_regression_by_hand(monkeypatch):
+    """One feature, values -2 -1 0 0 0 1, targets 1 1 4 4 4 1 (W = 6, S = 15).
+    Proxies S_L^2/W_L + S_R^2/W_R: after -2, 1 + 14^2/5 = 40.2; after -1,
+    2^2/2 + 13^2/4 = 44.25; after the zero run, 14^2/5 + 1 = 40.2.  The best
+    cut is after -1 (threshold -0.5), leaves predicting 1 and 13/4; with
+    min_samples_leaf=3 no cut is allowed.  Friedman's MSE picks the same cut
+    (W_L W_R (mean_L - mean_R)^2 / W: 2 * 4 * 2.25^2 / 6 = 6.75, the largest)."""
+    import scipy.sparse
+
+    calls = _counting(monkeypatch, "search_sparse_regression")
+    X = scipy.sparse.csc_matrix(np.array([[-2.0], [-1.0], [0.0], [0.0], [0.0], [1.0]]))
+    y = [1.0, 1.0, 4.0, 4.0, 4.0, 1.0]
+    for criterion in ("squared_error", "friedman_mse"):
+        tree = DecisionTreeRegressor(criterion=criterion, max_depth=1).fit(X, y).tree_
+        assert tree.threshold[0] == -0.5 and list(tree.n_node_samples) == [6, 2, 4]
+        assert list(tree.value[:, 0, 0]) == [2.5, 1.0, 3.25]
+    assert len(calls) == 2
+    tree = DecisionTreeRegressor(max_depth=1, min_samples_leaf=3).fit(X, y).tree_
+    assert tree.node_count == 1
+
+
 def test_the_compiled_sparse_search_by_hand(monkeypatch):
     """One feature, values -2 -1 0 0 0 1 (the zero run in the middle), classes
     0 0 1 1 1 0.  Proxies -W_L i(L) - W_R i(R) with W i = W - sum_k c_k^2 / W:
