@@ -473,6 +473,10 @@ class TreeArrays:
         for array in routing.values():
             array.flags.writeable = False
         object.__setattr__(self, "_routing", routing)
+        # the largest feature index the tree tests (-1 for a single leaf): apply's width check
+        inner = ~is_leaf
+        object.__setattr__(self, "_largest_feature",
+                           int(self.feature[inner].max()) if inner.any() else -1)
         # apply's removals of finished rows: the share of the training samples
         # (of the leaves, if none is counted) still at an inner node after s steps
         finished = np.bincount(depth[is_leaf], minlength=self.max_depth + 1,
@@ -551,8 +555,7 @@ class TreeArrays:
 
     def _max_feature(self) -> int:
         """The largest feature index the tree tests (-1 for a single leaf)."""
-        inner = self.children_left >= 0
-        return int(self.feature[inner].max()) if inner.any() else -1
+        return self._largest_feature
 
     def _apply_dense(self, X, column_of=None, any_missing=None):
         """:meth:`apply` on a dense ``X``; with ``column_of`` (n_features,), feature
