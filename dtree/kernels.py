@@ -1067,19 +1067,22 @@ def apply_sparse(indptr, indices, data, children_left, children_right, feature, 
     :func:`dtree.sparse.check_sparse_X`), and the vector is cleared: :math:`O(\\mathrm{nnz}
     + \\text{depth})` a row.  ``out`` (n_rows,) receives the leaves.
     """
-    row = np.zeros(n_features, dtype=data.dtype)
+    # float64 (the values exactly): no conversion in the descent's chain of loads
+    row = np.zeros(n_features)
     for i in range(indptr.shape[0] - 1):
         for e in range(indptr[i], indptr[i + 1]):
             row[indices[e]] = data[e]
         t = 0
-        while children_left[t] >= 0:
-            if np.float64(row[feature[t]]) <= threshold[t]:
-                t = children_left[t]
+        left = children_left[0]
+        while left >= 0:             # each node's left child read once per step
+            if row[feature[t]] <= threshold[t]:
+                t = left
             else:
                 t = children_right[t]
+            left = children_left[t]
         out[i] = t
         for e in range(indptr[i], indptr[i + 1]):
-            row[indices[e]] = 0
+            row[indices[e]] = 0.0
 
 
 @_jit
