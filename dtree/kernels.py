@@ -31,7 +31,8 @@ holds the kernels equal to :func:`~dtree.splitting.best_splits`, and
 ``tests/test_reference_splitter.py`` that one to the reference.  The level's
 partition (:func:`partition_level`), the compaction of the nodes that go on
 (:func:`keep_positions`) and the nodes' sums (:func:`segment_totals`; the
-absolute error's weighted medians, :func:`segment_medians`) are compiled too, each the same as its NumPy version.  :func:`grow_levels` runs
+absolute error's weighted medians, :func:`segment_medians`) are compiled
+too, each the same as its NumPy version.  :func:`grow_levels` runs
 them all, level after level, with the leaf rules and
 ``min_impurity_decrease``, in one call per tree, for the cases whose
 decisions it takes on NumPy's floats (``dtree.growth._grow_compiled``);
@@ -934,9 +935,12 @@ def search_sparse_regression(col, segment, row, value, sizes, totals, stats, n_o
     minus the one before the group) where the cut lies after the zeros.
     This kernel keeps the same running sums, block by block, and computes
     those differences with the same operations, so every proxy
-    (:func:`_regression_proxy`, :func:`_outputs_proxy`: NumPy's order; for
-    Poisson the C library's :math:`\log_2`) is the sweep's float.  Ties as
-    :func:`search_sparse`.
+    (:func:`_regression_proxy`, :func:`_outputs_proxy`: NumPy's order) is the
+    sweep's float: for the squared error and Friedman's MSE always, for
+    Poisson where NumPy's :math:`\log_2` is the C library's, which the kernel
+    takes (NumPy's AVX-512 code can differ in the last bit, and a near tie
+    may then fall the other way, as in the dense kernels; see the module
+    docstring).  Ties as :func:`search_sparse`.
 
     Parameters
     ----------
@@ -1232,36 +1236,42 @@ def segment_medians(samples, starts, stats, n_outputs, out):
     cumulative weight reaches :math:`W/2`, or the midpoint of it and the next
     target if it is exactly :math:`W/2`) and :math:`D_k = \sum_i w_i |y_{ik}
     - \tilde y_k|`.  ``stats`` (1 + m, n_samples) holds each sample's weight
-    and targets.  The median's value does not depend on the order of tied
-    targets, and every sum is exact: the floats of
-    :func:`dtree.order_statistics.segment_medians`.
+    and targets.  As :func:`dtree.order_statistics.segment_medians`, the
+    targets are sorted stably (tied targets, such as 0.0 and -0.0, in the
+    order of their positions: the same median, sign of zero included) and
+    summed in that order, :math:`W` in the first output's: its floats.
     """
     n = samples.shape[0]
     for j in range(starts.shape[0]):
         start = starts[j]
         end = starts[j + 1] if j + 1 < starts.shape[0] else n
         size = end - start
+        if size == 0:                       # no caller's segment is empty
+            out[:, j] = 0.0
+            continue
         targets = np.empty(size)
         for k in range(n_outputs):
             for i in range(size):
                 targets[i] = stats[1 + k, samples[start + i]]
-            by_target = np.argsort(targets)
-            W = 0.0
+            by_target = np.argsort(targets, kind="mergesort")       # stable, as lexsort
+            W = 0.0                         # W = sum_i w_i, in increasing target order
             for i in range(size):
                 W += stats[0, samples[start + by_target[i]]]
             half = W / 2.0
             cumulative, median = 0.0, targets[by_target[size - 1]]
             for i in range(size):
                 cumulative += stats[0, samples[start + by_target[i]]]
-                if cumulative >= half:
+                if cumulative >= half:      # the first target reaching W/2
                     median = targets[by_target[i]]
-                    if cumulative == half and i + 1 < size:   # the midpoint with the next
+                    if cumulative == half and i + 1 < size:   # exactly W/2: the midpoint
                         median = (median + targets[by_target[i + 1]]) / 2.0
                     break
-            deviation = 0.0
+            deviation = 0.0                 # D_k = sum_i w_i |y_ik - median_k|
             for i in range(size):
-                deviation += stats[0, samples[start + i]] * abs(targets[i] - median)
-            out[0, j] = W
+                at = by_target[i]
+                deviation += stats[0, samples[start + at]] * abs(targets[at] - median)
+            if k == 0:
+                out[0, j] = W
             out[1 + k, j] = median
             out[1 + n_outputs + k, j] = deviation
 
@@ -1442,9 +1452,11 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
         :func:`search_regression` (False); ``order`` (n_features, n_samples)
         is the presorted index of all samples, and is overwritten.
     n_stats : int
-        Rows of a node's statistics: classes, or ``stats.shape[0]``.
+        Rows of a node's statistics: classes, ``stats.shape[0]``, or for the
+        absolute error :math:`1 + 2m` (:math:`W`, the medians, the deviations).
     n_outputs : int
-        Outputs of a regression (their sums in rows 1 to ``n_outputs``;
+        Outputs :math:`m` of a regression (rows 1 to ``n_outputs`` of ``stats``:
+        their :math:`w y_k`, or the absolute error's targets :math:`y_k`;
         ``dtree.criteria.multi_output``); 1 for a classification.
     criterion : int
         :data:`GINI`, :data:`ENTROPY`, :data:`SQUARED_ERROR`, :data:`FRIEDMAN_MSE`,
@@ -1684,7 +1696,12 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
 
 @_jit
 def grow_start(order, codes, weight, has_weight, stats, n_stats, n_features, criterion):
-    """The state :func:`grow_levels` starts from: the root, all samples, no node grown yet."""
+    """The state :func:`grow_levels` starts from: the root, all samples, no node grown yet.
+
+    The arguments are :func:`grow_levels`' (``criterion`` decides how the
+    root's statistics are made: :func:`segment_medians` for
+    :data:`ABSOLUTE_ERROR`, else :func:`segment_totals`).
+    """
     n_samples = order.shape[1]
     starts = np.zeros(1, np.intp)
     sizes = np.full(1, n_samples, np.intp)

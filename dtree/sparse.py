@@ -438,7 +438,8 @@ class SparseSplitter(BestSplitter):
         :func:`dtree.kernels.search_sparse`), and for the squared error,
         Friedman's MSE and Poisson of one output or several, whatever the
         targets (:func:`dtree.kernels.search_sparse_regression`, the floats of
-        NumPy's blocks); with no monotonicity constraint and no drawn
+        NumPy's blocks; Poisson's with the C library's ``log2``); with no
+        monotonicity constraint and no drawn
         thresholds, where Numba is installed and enabled; otherwise, or where a
         proxy is NaN, None: NumPy's search.
         """

@@ -1527,8 +1527,13 @@ def _deviations_exact(stats) -> bool:
     sweep's prefix sums over a level, :math:`S - 2 S_\le + \tilde y (2 W_\le
     - W)`; the kernel's running sums) is then a multiple of :math:`2^{-b}`
     below :math:`2^{52 - b}`, exact in float64, whatever the order of the
-    additions.  (If every target is 0 the bound holds whatever the weights;
-    every node is then pure and never searched.)  :meth:`BestSplitter.start`
+    additions.  A median at the midpoint of two targets is a multiple of
+    :math:`2^{-b-1}`, and the deviations from it are too: their sum is at
+    most :math:`\sum_i w_i |y_i|` (the median minimises it; 0 would give that
+    sum), below :math:`2^{51 - b}`, so exact as well.  (If every target is 0
+    the bound holds whatever the weights; every node is then pure and never
+    searched, and its :math:`W`, which may then be a rounded sum, is added in
+    the NumPy order by both: ``dtree.kernels.segment_medians``.)  :meth:`BestSplitter.start`
     computes it once (``deviations_exact``), for the windows of best-first
     growth too.
     """

@@ -327,13 +327,17 @@ def test_the_compiled_totals_are_node_stats(seed, n, n_segments, criterion, exac
     rng = np.random.default_rng(seed)
     splitter, starts, sizes = level(rng, n, 2, min(n_segments, n), criterion, exact, True)
     if AbsoluteError in (criterion, getattr(criterion, "base", None)) and exact:
-        # Medians at midpoints too: each node's weight even in some nodes.
+        # Medians at midpoints too: each node's weight even in some nodes; and
+        # zeros of both signs (tied targets: the median's sign is the stable sort's).
         splitter.stats[0] = rng.integers(1, 3, n).astype(float)
+        targets = splitter.stats[1:]
+        targets[(targets == 0) & (rng.random(targets.shape) < 0.5)] = -0.0
     expected = criterion.node_stats(splitter.stats, splitter.order[0], starts)
     with pytest.MonkeyPatch.context() as patch:
         medians = _counting(patch, "segment_medians")
         compiled = splitter.totals(starts)
     np.testing.assert_array_equal(compiled, expected)
+    np.testing.assert_array_equal(np.signbit(compiled), np.signbit(expected))
     assert bool(medians) == splitter.deviations_exact
 
 
@@ -643,6 +647,29 @@ def test_grow_levels_grows_the_trees_of_the_level_loop(
         assert_same_tree(grown, fitted())
     if generators:                  # each generator advanced alike: the same next draw
         assert len({g.random() for g in generators}) == 1
+
+
+@pytest.mark.parametrize("weights", ["none", "huge"])
+def test_the_absolute_errors_medians_are_numpys_to_the_sign_of_zero(monkeypatch, weights):
+    """Targets 0.0 and -0.0 (tied) and one 1.0: the root's median is a zero
+    whose sign is that of the stable sort's middle target, as NumPy's; with
+    whole weights near 2^50 (every target 0 but one: exact deviations) the
+    root's W, a rounded sum, is added in NumPy's order too."""
+    n = 31
+    X = (np.arange(n) % 2).astype(float)[:, None]
+    y = np.array([0.0, -0.0] * 15 + [1.0])
+    weight = None if weights == "none" else np.arange(1, n + 1) * 2.0**45 + np.arange(n) % 2
+    if weights == "huge":
+        y[-1] = 0.0
+    statuses = _counting_grow_levels(monkeypatch)
+    grown = DecisionTreeRegressor(criterion="absolute_error", max_depth=1).fit(
+        X, y, sample_weight=weight).tree_
+    assert statuses == [kernels.GROWN]
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    numpy = DecisionTreeRegressor(criterion="absolute_error", max_depth=1).fit(
+        X, y, sample_weight=weight).tree_
+    assert_same_tree(grown, numpy)
+    np.testing.assert_array_equal(np.signbit(grown.value), np.signbit(numpy.value))
 
 
 def test_grow_levels_on_real_data_with_min_impurity_decrease(monkeypatch):
