@@ -754,6 +754,25 @@ def search_deviations(values, by_feature, order, starts, sizes, stats, totals, n
 
 
 @_jit
+def _keep_sparse_cut(j, f, proxy, w_left, w_right, n_left, lower, upper, min_weight_leaf,
+                     use_rank, rank, out_proxy, out_feature, out_n_left, out_lower, out_upper,
+                     out_rank):
+    """Keep the cut of segment ``j`` on feature ``f`` if it is the best so far (ties: the
+    lower rank; the caller scores a feature's cuts from the lowest).  False if ``proxy``
+    is NaN; a -inf proxy, or a child lighter than ``min_weight_leaf``, is never kept."""
+    if proxy != proxy:
+        return False
+    if proxy == -np.inf or (min_weight_leaf > 0 and (w_left < min_weight_leaf
+                                                     or w_right < min_weight_leaf)):
+        return True
+    r = rank[j, f] if use_rank else np.float64(f)
+    if proxy > out_proxy[j] or (proxy == out_proxy[j] and r < out_rank[j]):
+        out_proxy[j], out_feature[j], out_n_left[j] = proxy, f, n_left
+        out_lower[j], out_upper[j], out_rank[j] = lower, upper, r
+    return True
+
+
+@_jit
 def _sparse_cut(j, f, left, totals, n_left, size, lower, upper, criterion, min_samples_leaf,
                 min_weight_leaf, use_rank, rank, cl, cr, out_proxy, out_feature, out_n_left,
                 out_lower, out_upper, out_rank):
@@ -770,16 +789,9 @@ def _sparse_cut(j, f, left, totals, n_left, size, lower, upper, criterion, min_s
         w_left += cl[k]
         w_right += cr[k]
     proxy = -_weighted_impurity(cr, criterion) - _weighted_impurity(cl, criterion)
-    if proxy != proxy:
-        return False
-    if proxy == -np.inf or (min_weight_leaf > 0 and (w_left < min_weight_leaf
-                                                     or w_right < min_weight_leaf)):
-        return True                                      # -inf: never kept
-    r = rank[j, f] if use_rank else np.float64(f)
-    if proxy > out_proxy[j] or (proxy == out_proxy[j] and r < out_rank[j]):
-        out_proxy[j], out_feature[j], out_n_left[j] = proxy, f, n_left
-        out_lower[j], out_upper[j], out_rank[j] = lower, upper, r
-    return True
+    return _keep_sparse_cut(j, f, proxy, w_left, w_right, n_left, lower, upper,
+                            min_weight_leaf, use_rank, rank, out_proxy, out_feature,
+                            out_n_left, out_lower, out_upper, out_rank)
 
 
 @_jit
@@ -905,16 +917,9 @@ def _sparse_regression_cut(j, f, left, totals, n_left, size, lower, upper, crite
             s_left[k] = left[1 + k]
             s_right[k] = totals[1 + k, j] - left[1 + k]
         proxy = _outputs_proxy(w_left, s_left, w_right, s_right, criterion)
-    if proxy != proxy:
-        return False
-    if proxy == -np.inf or (min_weight_leaf > 0 and (w_left < min_weight_leaf
-                                                     or w_right < min_weight_leaf)):
-        return True                                      # -inf: never kept
-    r = rank[j, f] if use_rank else np.float64(f)
-    if proxy > out_proxy[j] or (proxy == out_proxy[j] and r < out_rank[j]):
-        out_proxy[j], out_feature[j], out_n_left[j] = proxy, f, n_left
-        out_lower[j], out_upper[j], out_rank[j] = lower, upper, r
-    return True
+    return _keep_sparse_cut(j, f, proxy, w_left, w_right, n_left, lower, upper,
+                            min_weight_leaf, use_rank, rank, out_proxy, out_feature,
+                            out_n_left, out_lower, out_upper, out_rank)
 
 
 @_jit
