@@ -754,6 +754,27 @@ def search_deviations(values, by_feature, order, starts, sizes, stats, totals, n
 
 
 @_jit
+def _group_end(col, segment, a):
+    """One past the last stored value of the (feature, segment) group starting at ``a``."""
+    b = a + 1
+    while b < col.shape[0] and col[b] == col[a] and segment[b] == segment[a]:
+        b += 1
+    return b
+
+
+@_jit
+def _upper_of_cut(value, i, b, n_zero):
+    """The value after the cut that follows stored value ``i`` of a group ending at
+    ``b`` (``n_zero`` zeros in its segment): 0 before the zero run, the next stored
+    value where it is larger, or NaN where there is no cut (tied values, or the last)."""
+    if value[i] < 0 and n_zero > 0 and (i == b - 1 or value[i + 1] > 0):
+        return np.float32(0.0)                            # the cut before the zero run
+    if i < b - 1 and value[i + 1] > value[i]:
+        return value[i + 1]
+    return np.float32(np.nan)
+
+
+@_jit
 def _keep_sparse_cut(j, f, proxy, w_left, w_right, n_left, lower, upper, min_weight_leaf,
                      use_rank, rank, out_proxy, out_feature, out_n_left, out_lower, out_upper,
                      out_rank):
@@ -856,9 +877,7 @@ def search_sparse(col, segment, row, value, sizes, totals, codes, weight, has_we
     a = 0
     while a < nnz:
         f, j = col[a], segment[a]
-        b = a + 1
-        while b < nnz and col[b] == f and segment[b] == j:
-            b += 1
+        b = _group_end(col, segment, a)
         if (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf:
             a = b
             continue
@@ -885,11 +904,8 @@ def search_sparse(col, segment, row, value, sizes, totals, codes, weight, has_we
                     return False
             left[codes[row[i]]] += weight[row[i]] if has_weight else 1.0
             n_left = i - a + 1 + (n_zero if value[i] > 0 else 0)
-            if value[i] < 0 and n_zero > 0 and (i == b - 1 or value[i + 1] > 0):
-                upper = np.float32(0.0)                   # the cut before the zero run
-            elif i < b - 1 and value[i + 1] > value[i]:
-                upper = value[i + 1]
-            else:
+            upper = _upper_of_cut(value, i, b, n_zero)
+            if upper != upper:
                 continue                                  # tied values, or the last
             if not _sparse_cut(j, f, left, totals, n_left, sizes[j], value[i], upper, criterion,
                                min_samples_leaf, min_weight_leaf, use_rank, rank, cl, cr,
@@ -983,9 +999,7 @@ def search_sparse_regression(col, segment, row, value, sizes, totals, stats, n_o
     a = 0
     while a < nnz:
         f, j = col[a], segment[a]
-        b = a + 1
-        while b < nnz and col[b] == f and segment[b] == j:
-            b += 1
+        b = _group_end(col, segment, a)
         if a >= block_end:
             block_end = a + step
             prefix[:] = 0.0
@@ -1020,11 +1034,8 @@ def search_sparse_regression(col, segment, row, value, sizes, totals, stats, n_o
                     return False
             for r in range(n_rows):
                 running[r] += stats[r, row[i]]
-            if value[i] < 0 and n_zero > 0 and (i == b - 1 or value[i + 1] > 0):
-                upper = np.float32(0.0)                   # the cut before the zero run
-            elif i < b - 1 and value[i + 1] > value[i]:
-                upper = value[i + 1]
-            else:
+            upper = _upper_of_cut(value, i, b, n_zero)
+            if upper != upper:
                 continue                                  # tied values, or the last
             after_zeros = value[i] > 0 and n_zero > 0
             for r in range(n_rows):
