@@ -308,20 +308,21 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     For the common case: Numba installed and enabled, dense ``X`` without
     missing values, the best splitter searching every feature
     (``max_features`` of all; ``rng``'s draws give the tie ranks, the numbers
-    :meth:`dtree.splitting.BestSplitter.options` draws), no monotonicity constraint, and Gini or entropy on
-    exact class weights (for Gini a root weight :math:`W` with
-    :math:`W^2 < 2^{53}`), the squared error, Friedman's MSE or Poisson (of
-    one output or several), or the absolute error of one output or several
-    where its sums are exact (``dtree.splitting._deviations_exact``: whole
-    weights, targets of few binary digits).  The tree is the one the level-by-level loop grows, array for
-    array: the kernel takes every decision on NumPy's floats (Poisson's with
-    the C library's ``ln``, checked here with NumPy's impurities:
-    :func:`_numpy_decides_alike`), and the
-    impurities are computed here with ``criterion.impurity``.  None
-    otherwise, and where the kernel cannot decide as NumPy does (a NaN proxy;
-    an entropy or Poisson decrease within rounding of ``min_impurity_decrease``;
-    a Poisson decision NumPy's impurities take otherwise): the
-    caller grows the tree level by level.
+    :meth:`dtree.splitting.BestSplitter.options` draws), no monotonicity
+    constraint, and Gini or entropy on exact class weights (for Gini a root
+    weight :math:`W` with :math:`W^2 < 2^{53}`), the squared error,
+    Friedman's MSE or Poisson (of one output or several), or the absolute
+    error of one output or several where its sums are exact
+    (``dtree.splitting._deviations_exact``: whole weights, targets of few
+    binary digits).  The tree is the one the level-by-level loop grows,
+    array for array: the kernel takes every decision on NumPy's floats
+    (Poisson's with the C library's ``ln``, checked here with NumPy's
+    impurities: :func:`_numpy_decides_alike`), and the impurities are
+    computed here with ``criterion.impurity``.  None otherwise, and where
+    the kernel cannot decide as NumPy does (a NaN proxy; an entropy or
+    Poisson decrease within rounding of ``min_impurity_decrease``; a Poisson
+    decision NumPy's impurities take otherwise): the caller grows the tree
+    level by level.
     """
     code, n_outputs = kernel_criterion(criterion, _GROWN_CRITERIA, _GROWN_OUTPUTS)
     classes = type(stats) is ClassWeights
