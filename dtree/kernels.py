@@ -1256,6 +1256,26 @@ def segment_medians(samples, starts, stats, n_outputs, out):
     targets are sorted stably (tied targets, such as 0.0 and -0.0, in the
     order of their positions: the same median, sign of zero included) and
     summed in that order, :math:`W` in the first output's: its floats.
+
+    Parameters
+    ----------
+    samples : ndarray of shape (m,), int
+        Sample ids, segment after segment.
+    starts : ndarray of shape (n_segments,), int
+        Start of each segment in ``samples`` (increasing, ``starts[0] == 0``).
+    stats : ndarray of shape (1 + n_outputs, n_samples), float64
+        Each sample's weight (whole, positive) and targets
+        (``AbsoluteError.sample_stats``), in the units of ``y``.
+    n_outputs : int
+    out : ndarray of shape (1 + 2 n_outputs, n_segments), float64
+        Filled in: row 0 :math:`W`, rows 1 to ``n_outputs`` the medians, the
+        rest the deviations :math:`D_k` (an empty segment: zeros).
+
+    References
+    ----------
+    Breiman, Friedman, Olshen and Stone, *Classification and Regression
+    Trees* (1984), section 8.11; scikit-learn's ``WeightedMedianCalculator``
+    for the midpoint rule.
     """
     n = samples.shape[0]
     for j in range(starts.shape[0]):
