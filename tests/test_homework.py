@@ -171,8 +171,25 @@ def graded_class(assigned, tmp_path_factory):
     carol = nbformat.read(student, as_version=4)
     _edit(carol, "def entropy", "while True:\n    pass")
     nbformat.write(carol, submissions / "carol.ipynb")
+    # Honest notebooks the grader once scored 0: one carrying 70 MB of
+    # outputs, one in nbformat 3 (Jupyter opens it), and names that a
+    # spreadsheet would run as a formula or a terminal as an escape sequence.
+    heavy = nbformat.read(reference, as_version=4)
+    heavy.cells[0 if heavy.cells[0].cell_type == "code" else 1].outputs = [
+        nbformat.v4.new_output("display_data", data={"text/plain": "x" * (70 << 20)})]
+    nbformat.write(heavy, submissions / "heavy.ipynb")
+    nbformat.write(nbformat.convert(nbformat.read(reference, as_version=4), 3), submissions / "old_format.ipynb",
+                   version=3)
+    shutil.copyfile(reference, submissions / f"{FORMULA_NAME}.ipynb")
+    shutil.copyfile(reference, submissions / f"{ESCAPE_NAME}.ipynb")
+    # Files that are not notebooks: links to the master notebook and to a
+    # classmate's, a FIFO (opening it would wait forever) and a folder.
+    (submissions / "link_master.ipynb").symlink_to(ROOT / "book" / "homework" / "gain.ipynb")
+    (submissions / "link_classmate.ipynb").symlink_to(submissions / "alice.ipynb")
+    os.mkfifo(submissions / "fifo.ipynb")
+    (submissions / "folder.ipynb").mkdir()
     bases = {"student": nbformat.read(student, as_version=4), "reference": nbformat.read(reference, as_version=4)}
-    places = {"scores": scores_csv, "submissions": submissions, "grader_pid": os.getpid()}
+    places = {"scores": scores_csv, "submissions": submissions, "grader_pid": os.getpid(), "repository": ROOT}
     for path in sorted(HOSTILE.glob("*.py")):
         header, code = _hack(path, **places)
         if header.get("homework", "gain") == "gain":
@@ -189,6 +206,10 @@ def graded_class(assigned, tmp_path_factory):
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     return {"rows": rows, "submissions": submissions, "zoe_before": zoe_before, "elapsed": elapsed,
             "written": written, "scores_csv": scores_csv, "count": len(list(submissions.glob("*.ipynb")))}
+
+
+FORMULA_NAME = '=HYPERLINK("evil.invalid","click")'
+ESCAPE_NAME = "\x1b[2Jclear"
 
 
 def _scores(row):
@@ -215,6 +236,13 @@ def test_honest_submissions_are_graded(graded_class):
     assert float(rows["bob"]["conditional_entropy"]) == pytest.approx(3 * 2 / 3)
     assert float(rows["bob"]["gain_and_ratio"]) == FULL["gain_and_ratio"]
     assert float(rows["bob"]["joint_entropy"]) == 0.0
+    # The grader reads only the code of a notebook, older formats converted.
+    for student in ("heavy", "old_format"):
+        assert (rows[student]["status"], _scores(rows[student])) == ("graded", FULL), student
+    # Names are written as text: a formula gets an apostrophe, control characters become spaces.
+    assert (rows["'" + FORMULA_NAME]["status"], _scores(rows["'" + FORMULA_NAME])) == ("graded", FULL)
+    assert (rows[" [2Jclear"]["status"], _scores(rows[" [2Jclear"])) == ("graded", FULL)
+    assert "\x1b" not in graded_class["written"].decode()
     assert rows["carol"]["status"] == "timeout"
     assert float(rows["carol"]["total"]) == 0.0
     for row in rows.values():
@@ -237,6 +265,17 @@ EXPECTED = {
     "staller": (NOTHING, "timeout"),
     "delegate": (NOTHING, "tampering: graded code called dtree.information."),
     "forger": (NOTHING, "tampering: the grading channel carried something that is not a message"),
+    "escape": (NOTHING, "graded"),
+    "escape_channel": (NOTHING, "tampering: a library call the homework does not allow came through the channel"),
+    "mutate": (NOTHING, "graded"),
+    "host_paths": (FULL, "graded"),
+}
+# Files in the class folder that are not notebooks to run: scored 0, said why.
+NOT_NOTEBOOKS = {
+    "link_master": "error: the submission is a symbolic link, not a file",
+    "link_classmate": "error: the submission is a symbolic link, not a file",
+    "fifo": "error: the submission is not a regular file",
+    "folder": "error: the submission is not a regular file",
 }
 
 
@@ -245,8 +284,10 @@ def test_hostile_submissions_gain_nothing(graded_class):
     hostile = {path.stem for path in HOSTILE.glob("*.py") if "homework: cart" not in path.read_text()}
     assert hostile == set(EXPECTED)
     for student, (scores, status) in EXPECTED.items():
-        assert _scores(rows[student]) == scores, student
+        assert _scores(rows[student]) == scores, (student, rows[student])
         assert rows[student]["status"].startswith(status), (student, rows[student]["status"])
+    for student, status in NOT_NOTEBOOKS.items():
+        assert (_scores(rows[student]), rows[student]["status"]) == (NOTHING, status), student
 
 
 def test_hostile_submissions_harm_nobody(graded_class):
@@ -255,6 +296,8 @@ def test_hostile_submissions_harm_nobody(graded_class):
     # into the folder, and the daemon never rewrote the scores.
     assert (submissions / "zoe.ipynb").read_bytes() == graded_class["zoe_before"]
     assert not (submissions / "hog.bin").exists()
+    # Nothing ran on the host on a submission's behalf (the escape's shell would have left this file).
+    assert not Path(f"{graded_class['scores_csv']}.escaped").exists()
     assert graded_class["scores_csv"].read_bytes() == graded_class["written"]
     # Nothing outlived its sandbox: no daemon, no bomb, no sleeper, no cgroup.
     assert _host_processes("sleep 100000") == []
@@ -265,6 +308,8 @@ def test_hostile_submissions_harm_nobody(graded_class):
     # the time limit (carol, the staller, the forger's sleep is cut short by
     # the refused message), every other one finished.
     assert graded_class["elapsed"] < 3 * FOLDER_TIMEOUT + 20 * graded_class["count"]
+    # The FIFO was never opened for reading in a way that waits (the grader finished), and no
+    # sandbox was started for the files that are not notebooks.
 
 
 @pytest.mark.parametrize("hack", ["wrapper_dtree", "wrapper_sklearn", "wrapper_compiled"])
@@ -355,7 +400,7 @@ def test_grading_without_bubblewrap_says_how_to_get_it(assigned, tmp_path, monke
 
 
 def test_an_answer_that_changes_its_arguments_fails_that_check(assigned, tmp_path):
-    """The checks' arrays are copied into the sandbox and the call's changes copied back."""
+    """The checks' arrays are copied into the sandbox; an answer that changes its copy in place fails."""
     _, reference, autograder = assigned["impurity"]
     notebook = nbformat.read(reference, as_version=4)
     cell = next(cell for cell in notebook.cells if "def effective_weights" in cell.source)
@@ -388,3 +433,112 @@ def test_a_full_request_pipe_does_not_stall_the_grader(assigned, tmp_path):
     finally:
         box.close()
     assert box.timed_out and time.monotonic() - started < 30
+
+
+def test_the_allowed_library_calls_are_exact_public_functions():
+    """No pattern, module or private name: each entry is one public function of dtree."""
+    import importlib
+
+    for allowed in homework.ALLOWED.values():
+        for qualified in allowed:
+            assert not any(ch in qualified for ch in "*?[]"), qualified
+            module, _, function = qualified.rpartition(".")
+            assert not any(part.startswith("_") for part in qualified.split(".")), qualified
+            target = getattr(importlib.import_module(module), function)
+            assert callable(target) and not isinstance(target, type(importlib)), qualified
+            assert function in importlib.import_module(module).__all__, qualified
+
+
+def test_a_call_names_its_changed_arguments():
+    """An answer's in-place change is compared on the encoded values, NaN and dtype included."""
+    import numpy as np
+    import pandas as pd
+
+    changed = homework.sandbox._changed
+    for value in (np.array([1.0, np.nan]), [1, 2.5, "a"], {"k": (1, None)}, pd.Series([1, 2], name="x"),
+                  np.array(["a", None], dtype=object)):
+        assert not changed(value, wire.encode(value, homework.sandbox._not_data))
+    assert changed(np.array([1.0, 2.0]), wire.encode(np.array([1.0, 3.0]), homework.sandbox._not_data))
+    assert changed(np.array([1.0, 2.0]), wire.encode(np.array([1, 2]), homework.sandbox._not_data))
+    assert changed([1, 2], wire.encode([1, 2, 3], homework.sandbox._not_data))
+    assert not changed([len], {"list": [{"handle": 1}]})  # not data: not compared
+
+
+def test_only_regular_notebook_files_are_read(tmp_path, assigned):
+    """Links, FIFOs and folders are refused without waiting; outputs never reach the sandbox."""
+    read, refused = homework.sandbox.read_notebook, homework.sandbox.NotASubmission
+    reference = assigned["gain"][1]
+    (tmp_path / "link.ipynb").symlink_to(reference)
+    os.mkfifo(tmp_path / "fifo.ipynb")
+    (tmp_path / "folder.ipynb").mkdir()
+    (tmp_path / "bad.ipynb").write_text("{" * 100000)
+    (tmp_path / "list.ipynb").write_text("[1, 2]")
+    for name, why in (("link", "symbolic link"), ("fifo", "not a regular file"), ("folder", "not a regular file"),
+                      ("bad", "not a notebook"), ("list", "not a notebook"), ("missing", "cannot be opened")):
+        started = time.monotonic()
+        with pytest.raises(refused, match=why):
+            read(tmp_path / f"{name}.ipynb")
+        assert time.monotonic() - started < 5, name
+    notebook = nbformat.read(reference, as_version=4)
+    sources = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    next(cell for cell in notebook.cells if cell.cell_type == "code").outputs = [
+        nbformat.v4.new_output("stream", text="x" * 1000)]
+    nbformat.write(nbformat.convert(notebook, 3), tmp_path / "v3.ipynb", version=3)  # converts in place
+    assert "x" * 1000 in (tmp_path / "v3.ipynb").read_text()
+    code = json.loads(read(tmp_path / "v3.ipynb"))
+    assert [cell["source"] for cell in code["cells"]] == sources
+    assert "x" * 1000 not in json.dumps(code)
+    with pytest.raises(refused, match="code is larger"):
+        read(reference, limit=100)
+
+
+def test_the_sandbox_shows_no_host_path():
+    """The repository's path is in no variable, search path or file the sandbox sees; dtree is absent."""
+    sandbox = homework.sandbox
+    config = sandbox._config_fd()
+    args = sandbox.command(None, None, None, None, config_fd=config)
+    probe = (
+        "import importlib.util, os, sys\n"
+        f"repository = {str(ROOT)!r}\n"
+        "seen = [v for v in (*os.environ.values(), sys.executable, sys.prefix, *sys.path) if repository in v]\n"
+        "for site in [p for p in sys.path if p.endswith('site-packages')]:\n"
+        "    for entry in os.listdir(site):\n"
+        "        path = os.path.join(site, entry)\n"
+        "        paths = [path]\n"
+        "        if entry.endswith('.dist-info'):\n"
+        "            paths = [os.path.join(path, n) for n in os.listdir(path)]\n"
+        "        for one in paths + [os.path.join(sys.prefix, 'pyvenv.cfg')]:\n"
+        "            try:\n"
+        "                seen += [one] if repository in open(one, errors='ignore').read() else []\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "find = importlib.util.find_spec\n"
+        "print(seen, find('dtree'), find('sklearn'), os.path.exists(repository))\n"
+        "import numpy, pandas, IPython\n")
+    try:
+        result = subprocess.run(args[: args.index("-I") + 1] + ["-c", probe], capture_output=True, text=True,
+                                timeout=120, pass_fds=() if config is None else (config,))
+    finally:
+        if config is not None:
+            os.close(config)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]", "None", "None", "False"], result.stdout
+
+
+def test_grading_works_from_an_environment_reached_through_a_link(assigned, tmp_path, monkeypatch):
+    """A .venv that is a symbolic link (or lies below one) is resolved before it is bound."""
+    _, reference, autograder = assigned["gain"]
+    link = tmp_path / "linked-venv"
+    link.symlink_to(os.path.realpath(sys.prefix), target_is_directory=True)
+    executable = link / os.path.relpath(sys.executable, sys.prefix)
+    monkeypatch.setattr(sys, "prefix", str(link))
+    monkeypatch.setattr(sys, "executable", str(executable))
+    scores, status = homework.grade_one(reference, "gain", autograder, TIMEOUT)
+    assert (status, scores) == ("graded", FULL)
+
+
+def test_spreadsheet_cells_are_text():
+    safe = homework.spreadsheet_safe
+    assert safe('=HYPERLINK("x")') == '\'=HYPERLINK("x")'
+    assert [safe(text) for text in ("+1", "-1", "@SUM(A1)", "\tx")] == ["'+1", "'-1", "'@SUM(A1)", " x"]
+    assert safe("alice") == "alice" and safe(3.5) == 3.5 and safe("a\x1b[2Jb") == "a [2Jb"

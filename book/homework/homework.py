@@ -99,17 +99,21 @@ def assign(names, out):
     return zips
 
 
-# Library functions a submission may call, per homework (fnmatch patterns of
-# qualified names). dtree and scikit-learn are not in the sandbox: their
-# imports give stubs, and a call of an allowed function is run by the grader;
-# any other call raises in the submission (and is reported when an answer
-# makes it while the checks run), so an answer that wraps a library's tree
-# or delegates to dtree.information fails its checks. The homework's
+# Library functions a submission may call, per homework: exact public names,
+# each a function that takes and returns data (no pattern, no module, no
+# private name: what a name reaches is what is listed). dtree and
+# scikit-learn are not in the sandbox: their imports give stubs, and a call of
+# an allowed function is run by the grader on data arguments only; any other
+# call raises in the submission (and is reported when an answer makes it
+# while the checks run), so an answer that wraps a library's tree or
+# delegates to dtree.information fails its checks. The homework's
 # instructions name what is allowed.
+DATASETS = tuple(f"dtree.datasets.{function}" for function in
+                 ("load_animals", "load_weather", "load_student_scores", "load_iris", "make_xor"))
 ALLOWED = {
-    "gain": ["dtree.datasets.*", "dtree.information.contingency_table"],
-    "impurity": ["dtree.datasets.*", "dtree.information.contingency_table"],
-    "cart": ["dtree.datasets.*"],
+    "gain": [*DATASETS, "dtree.information.contingency_table"],
+    "impurity": [*DATASETS, "dtree.information.contingency_table"],
+    "cart": [*DATASETS],
 }
 
 
@@ -187,7 +191,10 @@ def grade_one(submission, name, autograder, timeout, memory=None):
     deadline = time.monotonic() + timeout
     limits = {} if memory is None else {"memory": memory}
     wanted = answer_names(name)
-    submission_box = sandbox.Submission(submission, name, deadline, allowed=ALLOWED.get(name, []), **limits)
+    try:
+        submission_box = sandbox.Submission(submission, name, deadline, allowed=ALLOWED.get(name, []), **limits)
+    except sandbox.NotASubmission as why:
+        return {}, f"error: {why}"
     try:
         try:
             answers = submission_box.start(name, wanted, sandbox.LIBRARIES, ALLOWED.get(name, []))
@@ -214,6 +221,20 @@ def grade_one(submission, name, autograder, timeout, memory=None):
     if submission_box.ended is not None:
         return scores, submission_box.ended
     return scores, "graded"
+
+
+def spreadsheet_safe(value):
+    """``value`` as a CSV cell that a spreadsheet shows as text, never runs as a formula.
+
+    A text that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return (a student's file name, a status quoting the submission) gets a
+    leading apostrophe (OWASP's rule against CSV injection), and control
+    characters become spaces; numbers are left as they are.
+    """
+    if not isinstance(value, str):
+        return value
+    value = sandbox._printable(value)
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
 def grade(name, submissions, out, timeout, autograder=None):
@@ -246,14 +267,14 @@ def grade(name, submissions, out, timeout, autograder=None):
         row["max_total"] = sum(points for _, points in asked)
         row["status"] = status
         rows.append(row)
-        print(f"{notebook.stem}: {row['total']:g} / {row['max_total']:g} ({status}) "
-              f"in {time.monotonic() - started:.1f} s")
+        print(f"{sandbox._printable(notebook.stem)}: {row['total']:g} / {row['max_total']:g} "
+              f"({sandbox._printable(status)}) in {time.monotonic() - started:.1f} s")
     # Written once, after every sandbox is gone, and replaced in one step.
     partial = Path(f"{out}.partial")
     with open(partial, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({key: spreadsheet_safe(value) for key, value in row.items()} for row in rows)
     partial.replace(out)
     print(f"scores written to {out}")
     return rows

@@ -32,7 +32,7 @@ imports this file as a module.
 """
 
 import base64
-import fnmatch
+import importlib.machinery  # before the finders below: importing it from them recurses
 import io
 import json
 import math
@@ -261,7 +261,7 @@ class LibraryCallRefused(RuntimeError):
 
 
 def _allowed(name):
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in _library["allowed"])
+    return name in _library["allowed"]  # exact public names: no pattern reaches a module or a private name
 
 
 def _call_library(name, args, kwargs):
@@ -308,8 +308,6 @@ class _LibraryFinder:
     """Imports of dtree and scikit-learn (and their submodules) give :class:`_LibraryModule` stubs."""
 
     def find_spec(self, name, path=None, target=None):
-        import importlib.machinery
-
         if name.split(".")[0] not in _library["libraries"]:
             return None
         return importlib.machinery.ModuleSpec(name, self, is_package=True)
