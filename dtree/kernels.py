@@ -63,10 +63,13 @@ the same trees.
 from __future__ import annotations
 
 import os
+import signal
+import threading
+import warnings
 
 import numpy as np
 
-__all__ = ["ENABLED", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
+__all__ = ["ENABLED", "CacheUnavailableWarning", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
            "ABSOLUTE_ERROR",
            "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "SPLIT", "TOO_SMALL", "PURE",
            "NO_SPLIT_FOUND", "TOO_SMALL_DECREASE", "apply_dense", "apply_sparse", "available", "grow_levels",
@@ -87,12 +90,95 @@ EPSILON = np.finfo(np.float64).eps          # dtree.criteria.EPSILON (Poisson's 
 
 _COMPILED = []         # the functions below, in order: compiled together on first use
 _STATE = {}            # "numba": the module, or None where it cannot be imported
+_LOCK = threading.Lock()   # one thread decorates the functions; the others wait for it
 
 
 def _jit(function):
     """Mark ``function`` for compilation (numba.njit) when :func:`available` is first asked."""
     _COMPILED.append(function.__name__)
     return function
+
+
+class CacheUnavailableWarning(UserWarning):
+    """Numba cannot keep compiled code on disk here: dtree compiles in every new process."""
+
+
+def _decorate(numba, functions):
+    """``{name: compiled function}`` of ``functions``, cached on disk where Numba can.
+
+    Numba refuses ``cache=True`` where neither the package's folder nor a
+    cache folder of the user's is writable (a read-only install with a
+    read-only home); then the functions are compiled without a cache, with
+    one :class:`CacheUnavailableWarning`.
+    """
+    try:
+        return {name: numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+                for name, function in functions.items()}
+    except RuntimeError as error:
+        if "cannot cache" not in str(error):
+            raise
+    warnings.warn("dtree: Numba cannot cache compiled code here (no writable cache folder: set NUMBA_CACHE_DIR "
+                  "to one); the split search is compiled again in every new process",
+                  CacheUnavailableWarning, stacklevel=4)
+    return {name: numba.njit(cache=False, nogil=True, error_model="numpy")(function)
+            for name, function in functions.items()}
+
+
+class _DeferInterrupts:
+    """A Numba event listener: Ctrl-C while Numba compiles takes effect when it is done.
+
+    A ``KeyboardInterrupt`` raised inside Numba's compiler can leave a
+    dispatcher half made (a later call segfaults, or raises "no compiled
+    object yet"). While the main thread holds Numba's compiler lock (every
+    compilation and every load from the cache happens under it), SIGINT only
+    records that it came; when the outermost hold ends, the previous handler
+    is put back and the interrupt raised there, after the compiled function
+    is complete. Other threads are left alone (Python delivers signals to the
+    main thread only).
+    """
+
+    def __init__(self):
+        self.depth = 0
+        self.previous = None
+        self.pending = None
+
+    def on_start(self, event):
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self.depth += 1
+        if self.depth == 1:
+            try:
+                self.previous = signal.signal(signal.SIGINT, self._record)
+            except (ValueError, TypeError):  # no signal handling in this interpreter
+                self.previous = None
+
+    def _record(self, signum, frame):
+        self.pending = (signum, frame)
+
+    def on_end(self, event):
+        if threading.current_thread() is not threading.main_thread() or self.depth == 0:
+            return
+        self.depth -= 1
+        if self.depth or self.previous is None:
+            return
+        previous, self.previous = self.previous, None
+        signal.signal(signal.SIGINT, previous)
+        pending, self.pending = self.pending, None
+        if pending is not None and callable(previous):
+            previous(*pending)  # Python's default handler raises KeyboardInterrupt
+
+
+def _install(numba):
+    """Decorate the functions of :data:`_COMPILED` (atomically) and defer Ctrl-C while Numba compiles."""
+    from numba.core import event
+
+    names = globals()
+    compiled = _decorate(numba, {name: names[name] for name in _COMPILED})
+    class Listener(_DeferInterrupts, event.Listener):
+        pass
+
+    event.register("numba:compiler_lock", Listener())
+    names.update(compiled)   # one step: a caller sees all the compiled functions or none
 
 
 def available() -> bool:
@@ -102,20 +188,23 @@ def available() -> bool:
     replaces the functions of this module by their compiled versions, which
     Numba compiles on their first call for each combination of argument types
     (a few seconds each) and caches on disk: in ``dtree/__pycache__``, or in a
-    cache of the user's where that folder is not writable.
+    cache of the user's where that folder is not writable, or nowhere (with a
+    :class:`CacheUnavailableWarning`) where neither is. Safe to call from
+    several threads at once: one decorates, the others wait. A Ctrl-C while
+    Numba compiles takes effect when that compilation is complete.
     """
     if not ENABLED:
         return False
     if "numba" not in _STATE:
-        try:
-            import numba
-        except ImportError:          # the NumPy sweep does everything
-            numba = None
-        if numba is not None:
-            names = globals()
-            for name in _COMPILED:   # helpers first: the callers find them compiled
-                names[name] = numba.njit(cache=True, nogil=True, error_model="numpy")(names[name])
-        _STATE["numba"] = numba      # last: no other thread sees True before the functions
+        with _LOCK:
+            if "numba" not in _STATE:
+                try:
+                    import numba
+                except ImportError:          # the NumPy sweep does everything
+                    numba = None
+                if numba is not None:
+                    _install(numba)
+                _STATE["numba"] = numba      # last: no other thread sees True before the functions
     return _STATE["numba"] is not None
 
 
