@@ -10,6 +10,7 @@ Parameters are checked by ``fit``, never by ``__init__``.
 
 from __future__ import annotations
 
+import math
 import numbers
 import sys
 import warnings
@@ -39,10 +40,35 @@ def _describe(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def as_float_array(values, name: str, *, ndim: tuple[int, ...]) -> np.ndarray:
-    """Convert ``values`` to a finite float array with one of the given ranks."""
+def as_array(values, name: str, **kwargs) -> np.ndarray:
+    """``np.asarray(values, **kwargs)``, with an error naming ``name`` for a ragged list.
+
+    NumPy refuses a nested list whose rows have different lengths ("an
+    inhomogeneous shape"); the error says which input it is.
+    """
     try:
-        array = np.asarray(values, dtype=float)
+        return np.asarray(values, **kwargs)
+    except ValueError as error:
+        if "inhomogeneous" not in str(error) and "sequence" not in str(error):
+            raise
+        raise ValueError(f"{name} is ragged: its rows (or entries) have different lengths, "
+                         f"and {name} must be rectangular ({error})") from None
+
+
+def as_float_array(values, name: str, *, ndim: tuple[int, ...]) -> np.ndarray:
+    """Convert ``values`` to a finite float array with one of the given ranks.
+
+    Complex numbers are refused (``ValueError``: casting would drop the
+    imaginary parts), as are ragged lists and numbers beyond the floats' range.
+    """
+    raw = as_array(values, name) if not isinstance(values, np.ndarray) else values
+    if np.iscomplexobj(raw) or (raw.dtype == object and any(isinstance(v, complex) for v in raw.ravel().tolist())):
+        raise ValueError(f"Complex data not supported: {name} holds complex numbers")
+    try:
+        array = np.asarray(raw, dtype=float)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite, got a number beyond the floats' range "
+                         f"in {_describe(np.asarray(values, dtype=object))}") from None
     except (TypeError, ValueError):
         raise TypeError(f"{name} must hold numbers, got {_describe(np.asarray(values, dtype=object))}") from None
     if array.ndim not in ndim:
@@ -78,6 +104,9 @@ def as_distribution(values, name: str, *, ndim: tuple[int, ...] = (1,)) -> np.nd
     return array / total
 
 
+# The largest count, depth or size a parameter can mean (check_int_param).
+MAX_COUNT = np.iinfo(np.int32).max
+
 # The largest total weight: the Gini index and the squared error square weighted
 # counts and sums, and (1e150)**2 = 1e300 is still finite.
 MAX_TOTAL_WEIGHT = 1e150
@@ -92,8 +121,8 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     if sample_weight is None:
         return np.ones(n_samples)
     if isinstance(sample_weight, numbers.Real):   # one weight for all, as in scikit-learn
-        sample_weight = np.full(n_samples, sample_weight, dtype=float)
-    elif not isinstance(sample_weight, str) and np.asarray(sample_weight).ndim == 0:
+        sample_weight = np.full(n_samples, as_python_float(sample_weight), dtype=float)
+    elif not isinstance(sample_weight, str) and as_array(sample_weight, "sample_weight").ndim == 0:
         # (np.ndim would call __array_function__); a real 0-d array is shown as a
         # float, as scikit-learn shows it, anything else as it came
         scalar = np.asarray(sample_weight)
@@ -119,6 +148,37 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
             "weighted counts, which would overflow): divide the weights by a common factor "
             "(a tree depends only on their ratios)")
     return weight
+
+
+#: Sample weights whose largest is below this are scaled up (:func:`scale_tiny_weights`).
+TINY_WEIGHT = 2.0 ** -100
+
+
+def scale_tiny_weights(weight: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(weight * 2**k, k)``: weights so small that their squares underflow, scaled by a power of two.
+
+    The criteria square weighted counts and sums (the Gini index's
+    :math:`\\sum_k c_k^2 / W^2`, the squared error's :math:`(\\sum w y)^2 / W`):
+    with weights of :math:`10^{-170}` those squares are below the smallest
+    float and become 0, so that every split looks alike (one leaf) or a
+    regression tree splits elsewhere. A tree depends only on the ratios of
+    the weights, and multiplying by :math:`2^k` changes no ratio and rounds
+    nothing (it moves the floats' exponent only): where the largest weight
+    is below :data:`TINY_WEIGHT`, the weights are scaled so that it lies in
+    :math:`[1/2, 1)`; otherwise they are returned as they are with ``k = 0``.
+    The caller scales node weights back by :math:`2^{-k}`.
+
+    Examples
+    --------
+    >>> w, k = scale_tiny_weights(np.array([1e-170, 3e-170]))
+    >>> k, bool(w[1] == 3 * w[0] or abs(w[1] / w[0] - 3) < 1e-15), bool(0.5 <= w.max() < 1)
+    (566, True, True)
+    """
+    largest = float(weight.max())
+    if not 0 < largest < TINY_WEIGHT:
+        return weight, 0
+    exponent = -int(np.frexp(largest)[1])     # largest = m 2**e with m in [1/2, 1)
+    return np.ldexp(weight, exponent), exponent
 
 
 def check_dense(X, name: str = "X") -> None:
@@ -267,16 +327,31 @@ def check_int_param(value, name: str, *, low: int, allow_none: bool = False, own
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         expected = f"an int in the range [{low}, inf)" + (" or None" if allow_none else "")
         raise parameter_error(name, expected, value, owner)
-    return int(value)
+    # A count, depth or size beyond any array's (a huge Python int) means what
+    # the largest array index means: no sample count or depth reaches either.
+    return int(min(value, MAX_COUNT))
 
 
 def check_float_param(value, name: str, *, low: float = 0.0, owner=None):
-    """Return the parameter ``value`` as a finite float >= ``low``."""
+    """Return the parameter ``value`` as a finite float >= ``low``.
+
+    Any real number is taken, Python ints of any size included (``10**30``
+    is ``1e30``); one beyond the floats' range (``10**400``) is refused as
+    not finite.
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= low \
-            or not np.isfinite(value):
+            or not math.isfinite(as_python_float(value)):
         raise parameter_error(name, f"a finite float in the range [{float(low)}, inf)", value,
                               owner)
     return float(value)
+
+
+def as_python_float(value) -> float:
+    """``float(value)`` of a real number, ``inf`` (with its sign) where it is beyond the floats' range."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 # --- feature names --------------------------------------------------------------------
@@ -400,7 +475,7 @@ def check_target(y, n_samples: int, *, labels: bool = True) -> np.ndarray:
     if (labels and isinstance(y, (list, tuple))
             and not any(isinstance(v, (list, tuple, np.ndarray)) for v in y)):
         check_value_kinds(y, "y")       # before NumPy turns [True, 1] into [1, 1]
-    array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+    array = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else as_array(y, "y")
     if array.ndim == 2 and array.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
                       "the shape of y to (n_samples,), for example using ravel().",
@@ -479,7 +554,7 @@ def as_numeric_array(X, name="X", *, min_samples=1) -> np.ndarray:
         else:
             array = X.to_numpy(dtype=np.float64)
     else:
-        array = np.asarray(X)
+        array = as_array(X, name)
         check_real(array, name)
         if array.dtype.kind in "OUS":
             array = as_float64(array, name)

@@ -37,6 +37,9 @@ from dtree._base import BaseEstimator, Bunch, ClassifierMixin
 from dtree._validation import (
     MAX_TOTAL_WEIGHT,
     as_float64,
+    MAX_COUNT,
+    as_array,
+    as_python_float,
     check_float_param,
     check_int_param,
     check_is_fitted,
@@ -56,6 +59,7 @@ from dtree._validation import (
     missing_values_unsupported,
     parameter_error,
     random_generator,
+    scale_tiny_weights,
 )
 from dtree.criteria import (
     CLASSIFICATION_CRITERIA,
@@ -95,7 +99,7 @@ class _BaseDecisionTree(BaseEstimator):
                                     owner=owner)
         mss = self.min_samples_split
         if isinstance(mss, numbers.Integral) and not isinstance(mss, bool) and mss >= 2:
-            min_samples_split = int(mss)
+            min_samples_split = int(min(mss, MAX_COUNT))      # no node holds more samples
         elif isinstance(mss, numbers.Real) and not isinstance(mss, numbers.Integral) \
                 and 0.0 < mss <= 1.0:
             min_samples_split = max(2, int(np.ceil(mss * n_samples)))
@@ -104,7 +108,7 @@ class _BaseDecisionTree(BaseEstimator):
                                   "in the range (0.0, 1.0]", mss, owner)
         msl = self.min_samples_leaf
         if isinstance(msl, numbers.Integral) and not isinstance(msl, bool) and msl >= 1:
-            min_samples_leaf = int(msl)
+            min_samples_leaf = int(min(msl, MAX_COUNT))
         elif isinstance(msl, numbers.Real) and not isinstance(msl, numbers.Integral) \
                 and 0.0 < msl < 1.0:
             min_samples_leaf = int(np.ceil(msl * n_samples))
@@ -188,6 +192,9 @@ class _BaseDecisionTree(BaseEstimator):
         n_outputs = 1 if target.ndim == 1 else target.shape[1]   # y of shape (n,) or (n, m)
         weight = check_sample_weight(sample_weight, n_samples)
         weight = self._apply_class_weight(weight)
+        # Weights whose squares would underflow, scaled by an exact power of two
+        # (the same tree); the node weights are scaled back below.
+        weight, weight_exponent = scale_tiny_weights(weight)
         if criterion.name in ("squared_error", "friedman_mse"):
             with np.errstate(over="ignore"):    # an overflow is refused below
                 sum_of_squares = np.sum(weight * np.square(target).T)
@@ -234,14 +241,14 @@ class _BaseDecisionTree(BaseEstimator):
                      splitter=(SparseRandomSplitter if self.splitter == "random"
                                else SparseSplitter) if sparse else None)
         del X_fit, stats         # the per-sample arrays are not needed to assemble the tree
-        arrays = self._tree_arrays(grown, criterion, n_features, n_outputs)
+        arrays = self._tree_arrays(grown, criterion, n_features, n_outputs, weight_exponent)
         if ccp_alpha > 0:
             arrays = prune_to_alpha(arrays, ccp_alpha)
         self.tree_ = arrays
         self.max_features_ = max_features
         return self
 
-    def _tree_arrays(self, grown, criterion, n_features, n_outputs):
+    def _tree_arrays(self, grown, criterion, n_features, n_outputs, weight_exponent=0):
         """The fitted TreeArrays: the grown arrays, and the node arrays made from the statistics.
 
         The ``"node"`` arrays of :data:`dtree.tree.NODE_FIELDS` that the
@@ -265,6 +272,8 @@ class _BaseDecisionTree(BaseEstimator):
         del stats
         if grown.bounds is not None:
             _clip_node_values(value, grown.bounds)
+        if weight_exponent:              # the weights were scaled by 2**weight_exponent
+            weights = np.ldexp(weights, -weight_exponent)
         return TreeArrays(
             **grown.arrays,
             weighted_n_node_samples=weights,
@@ -424,7 +433,7 @@ def _target_columns(y):
     if y is None:
         return None
     check_dense(y, "y")
-    array = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+    array = y.to_numpy() if hasattr(y, "to_numpy") else as_array(y, "y")
     if array.ndim > 2 or (array.ndim == 2 and array.shape[1] == 0):
         raise ValueError("y must be of shape (n_samples,) or (n_samples, n_outputs) with "
                          f"n_outputs >= 1, got shape {array.shape}")
@@ -654,9 +663,15 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
             if unknown:
                 raise ValueError(f"class_weight has labels {unknown} that are not in y "
                                  f"(classes are {classes.tolist()})")
-            per_class = np.array([float(class_weight.get(c, 1.0)) for c in classes.tolist()])
+            values = [class_weight.get(c, 1.0) for c in classes.tolist()]
+            bad = [v for v in values if isinstance(v, bool) or not isinstance(v, numbers.Real)]
+            if bad:
+                raise ValueError(f"class_weight values must be real numbers (a weight per class), "
+                                 f"got {bad[0]!r} of type {type(bad[0]).__name__}")
+            per_class = np.array([as_python_float(v) for v in values])
             if np.any(per_class < 0) or not np.all(np.isfinite(per_class)):
-                raise ValueError("class_weight values must be finite and non-negative")
+                raise ValueError("class_weight values must be finite and non-negative, got "
+                                 f"{per_class.tolist()}")
         else:
             expected = ("an instance of 'dict', a str among {'balanced'} or None"
                         if not isinstance(self.classes_, list) else
