@@ -417,8 +417,15 @@ def test_kernels_talk_over_unix_sockets(tmp_path):
             # the reply on the shell channel (no output to wait for on IOPub,
             # whose subscription may lag behind the kernel's first messages)
             msg_id = kc.execute("x = 6 * 7")
+            # wait_for_ready may return on one kernel_info reply while another of
+            # its requests is still answered later (seen under load: the reply to
+            # its first request came after ours was sent); replies are matched to
+            # their request by the parent's msg_id, as Jupyter's clients do.
             reply = kc.get_shell_msg(timeout=120)
-            assert reply["parent_header"]["msg_id"] == msg_id
+            while reply["parent_header"]["msg_id"] != msg_id:
+                assert reply["msg_type"] == "kernel_info_reply", reply["msg_type"]
+                reply = kc.get_shell_msg(timeout=120)
+            assert reply["msg_type"] == "execute_reply"
             assert reply["content"]["status"] == "ok"
         finally:
             kc.stop_channels()
