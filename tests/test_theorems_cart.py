@@ -281,6 +281,34 @@ def test_best_first_without_binding_budget_is_depth_first(seed, n, regression, p
                                    full.predict(X) if regression else full.predict_proba(X), atol=1e-12)
 
 
+def test_the_growth_order_matters_where_ties_are_broken_at_random():
+    """thm-cart-order's hypothesis (a fixed tie rule) is needed: with tied splits, growth in
+    another order (best-first with a budget that never binds) grows another tree once ties
+    are broken by a random stream, scikit-learn's (a permutation of the features at every
+    node, whatever max_features is) and dtree's given a random_state; with dtree's fixed
+    rule (random_state=None) it never does."""
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 3, size=(300, 6)).astype(float)
+    X[:, 3:] = X[:, :3]                     # every feature has an exact twin: ties everywhere
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 2, 300) > 2).astype(int)
+
+    def tests(model):  # each node as (its training rows, its feature, its threshold): numbering-free
+        reach, t = model.decision_path(X).toarray().astype(bool), model.tree_
+        return {(frozenset(np.flatnonzero(reach[:, i]).tolist()), int(t.feature[i]), float(t.threshold[i]))
+                for i in range(t.node_count)}
+
+    def same(a, b):
+        return tests(a) == tests(b)
+
+    fixed = [same(DecisionTreeClassifier().fit(X, y), DecisionTreeClassifier(max_leaf_nodes=10**5).fit(X, y))]
+    seeded = [same(DecisionTreeClassifier(random_state=k).fit(X, y),
+                   DecisionTreeClassifier(random_state=k, max_leaf_nodes=10**5).fit(X, y)) for k in range(10)]
+    theirs = [same(sk.DecisionTreeClassifier(random_state=k).fit(X, y),
+                   sk.DecisionTreeClassifier(random_state=k, max_leaf_nodes=10**5).fit(X, y)) for k in range(10)]
+    assert all(fixed)
+    assert not all(seeded) and not all(theirs)
+
+
 @SETTINGS
 @given(seed=st.integers(0, 10_000), n=st.integers(10, 80), budget=st.integers(2, 8))
 def test_budgeted_tree_is_a_top_part_of_the_full_tree(seed, n, budget):
