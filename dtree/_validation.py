@@ -172,7 +172,7 @@ def scale_tiny_weights(weight: np.ndarray) -> tuple[np.ndarray, int]:
     --------
     >>> w, k = scale_tiny_weights(np.array([1e-170, 3e-170]))
     >>> k, bool(w[1] == 3 * w[0] or abs(w[1] / w[0] - 3) < 1e-15), bool(0.5 <= w.max() < 1)
-    (566, True, True)
+    (563, True, True)
     """
     largest = float(weight.max())
     if not 0 < largest < TINY_WEIGHT:

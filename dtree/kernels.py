@@ -164,8 +164,12 @@ class _DeferInterrupts:
         previous, self.previous = self.previous, None
         signal.signal(signal.SIGINT, previous)
         pending, self.pending = self.pending, None
-        if pending is not None and callable(previous):
+        if pending is None:
+            return
+        if callable(previous):
             previous(*pending)  # Python's default handler raises KeyboardInterrupt
+        elif previous == signal.SIG_DFL:
+            os.kill(os.getpid(), pending[0])  # the default action, now that it is back
 
 
 def _install(numba):
