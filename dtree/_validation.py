@@ -62,7 +62,8 @@ def as_float_array(values, name: str, *, ndim: tuple[int, ...]) -> np.ndarray:
     imaginary parts), as are ragged lists and numbers beyond the floats' range.
     """
     raw = as_array(values, name) if not isinstance(values, np.ndarray) else values
-    if np.iscomplexobj(raw) or (raw.dtype == object and any(isinstance(v, complex) for v in raw.ravel().tolist())):
+    if np.iscomplexobj(raw) or (raw.dtype == object and any(
+            isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real) for v in raw.ravel().tolist())):
         raise ValueError(f"Complex data not supported: {name} holds complex numbers")
     try:
         array = np.asarray(raw, dtype=float)
@@ -162,7 +163,9 @@ def scale_tiny_weights(weight: np.ndarray) -> tuple[np.ndarray, int]:
     with weights of :math:`10^{-170}` those squares are below the smallest
     float and become 0, so that every split looks alike (one leaf) or a
     regression tree splits elsewhere. A tree depends only on the ratios of
-    the weights, and multiplying by :math:`2^k` changes no ratio and rounds
+    the weights (but for Poisson's guard against a child whose weighted sum
+    of :math:`y` is at most ``EPSILON``, scikit-learn's rule, which looks at
+    their scale), and multiplying by :math:`2^k` changes no ratio and rounds
     nothing (it moves the floats' exponent only): where the largest weight
     is below :data:`TINY_WEIGHT`, the weights are scaled so that it lies in
     :math:`[1/2, 1)`; otherwise they are returned as they are with ``k = 0``.

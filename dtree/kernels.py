@@ -129,12 +129,16 @@ class _DeferInterrupts:
 
     A ``KeyboardInterrupt`` raised inside Numba's compiler can leave a
     dispatcher half made (a later call segfaults, or raises "no compiled
-    object yet"). While the main thread holds Numba's compiler lock (every
-    compilation and every load from the cache happens under it), SIGINT only
-    records that it came; when the outermost hold ends, the previous handler
-    is put back and the interrupt raised there, after the compiled function
-    is complete. Other threads are left alone (Python delivers signals to the
-    main thread only).
+    object yet"). While the main thread holds, or waits for, Numba's compiler
+    lock (every compilation and every load from the cache happens under it,
+    dtree's and any other code's in the process), SIGINT only records that it
+    came; when the outermost hold ends, the previous handler is put back and
+    given the interrupt there, after the compiled function is complete (the
+    end events of listeners registered after this one are then skipped, as
+    for any exception). Other threads are left alone (Python delivers
+    signals to the main thread only); a handler installed from C (which
+    Python cannot put back) is left in place, undeferred. One listener serves
+    the process, however often this module is reloaded.
     """
 
     def __init__(self):
@@ -142,24 +146,27 @@ class _DeferInterrupts:
         self.previous = None
         self.pending = None
 
-    def on_start(self, event):
-        if threading.current_thread() is not threading.main_thread():
-            return
-        self.depth += 1
-        if self.depth == 1:
-            try:
-                self.previous = signal.signal(signal.SIGINT, self._record)
-            except (ValueError, TypeError):  # no signal handling in this interpreter
-                self.previous = None
-
     def _record(self, signum, frame):
         self.pending = (signum, frame)
 
-    def on_end(self, event):
-        if threading.current_thread() is not threading.main_thread() or self.depth == 0:
+    def _installed(self):
+        return signal.getsignal(signal.SIGINT) == self._record   # the same function of the same listener
+
+    def on_start(self, event):
+        if threading.current_thread() is not threading.main_thread():
             return
-        self.depth -= 1
-        if self.depth or self.previous is None:
+        if self.depth == 0 and not self._installed():
+            previous = signal.getsignal(signal.SIGINT)
+            if previous is not None:  # None: a handler from C, which could not be put back
+                self.previous = previous
+                signal.signal(signal.SIGINT, self._record)
+        self.depth += 1
+
+    def on_end(self, event):
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self.depth = max(self.depth - 1, 0)
+        if self.depth or not self._installed():
             return
         previous, self.previous = self.previous, None
         signal.signal(signal.SIGINT, previous)
@@ -178,10 +185,12 @@ def _install(numba):
 
     names = globals()
     compiled = _decorate(numba, {name: names[name] for name in _COMPILED})
-    class Listener(_DeferInterrupts, event.Listener):
-        pass
+    if not hasattr(event, "_dtree_defer_interrupts"):  # once per process, not per import of this module
+        class Listener(_DeferInterrupts, event.Listener):
+            pass
 
-    event.register("numba:compiler_lock", Listener())
+        event._dtree_defer_interrupts = Listener()
+        event.register("numba:compiler_lock", event._dtree_defer_interrupts)
     names.update(compiled)   # one step: a caller sees all the compiled functions or none
 
 

@@ -307,9 +307,8 @@ def test_hostile_submissions_harm_nobody(graded_class):
     # The grader was neither stalled nor killed: three submissions ran into
     # the time limit (carol, the staller, the forger's sleep is cut short by
     # the refused message), every other one finished.
+    # (The FIFO did not stall it: reading one would wait forever.)
     assert graded_class["elapsed"] < 3 * FOLDER_TIMEOUT + 20 * graded_class["count"]
-    # The FIFO was never opened for reading in a way that waits (the grader finished), and no
-    # sandbox was started for the files that are not notebooks.
 
 
 @pytest.mark.parametrize("hack", ["wrapper_dtree", "wrapper_sklearn", "wrapper_compiled"])
@@ -450,17 +449,33 @@ def test_the_allowed_library_calls_are_exact_public_functions():
 
 
 def test_a_call_names_its_changed_arguments():
-    """An answer's in-place change is compared on the encoded values, NaN and dtype included."""
+    """An answer's in-place change is found on the values the submission received and sent back."""
     import numpy as np
     import pandas as pd
 
-    changed = homework.sandbox._changed
-    for value in (np.array([1.0, np.nan]), [1, 2.5, "a"], {"k": (1, None)}, pd.Series([1, 2], name="x"),
-                  np.array(["a", None], dtype=object)):
-        assert not changed(value, wire.encode(value, homework.sandbox._not_data))
-    assert changed(np.array([1.0, 2.0]), wire.encode(np.array([1.0, 3.0]), homework.sandbox._not_data))
-    assert changed(np.array([1.0, 2.0]), wire.encode(np.array([1, 2]), homework.sandbox._not_data))
-    assert changed([1, 2], wire.encode([1, 2, 3], homework.sandbox._not_data))
+    sandbox = homework.sandbox
+    changed, not_data = sandbox._changed, sandbox._not_data
+
+    def round_trip(value, change=None):  # what the sandbox receives, changes and sends back
+        received = wire.decode(json.loads(json.dumps(wire.encode(value, not_data))), lambda n: None)
+        if change is not None:
+            change(received)
+        return json.loads(json.dumps(wire.encode(received, not_data)))
+
+    frame = pd.DataFrame({"a": [1.0, np.nan], "b": ["x", "y"]}, index=pd.Index([3, 7], name="day"))
+    unchanged = [np.array([1.0, np.nan, -0.0]), [1, 2.5, "a"], {"k": (1, None)}, pd.Series([1, 2], name="x"),
+                 np.array(["a", None], dtype=object), frame, [frame], (np.arange(3.0), "t"),
+                 pd.Series(["a", "b"], dtype="category")]
+    for value in unchanged:
+        assert not changed(value, round_trip(value)), value
+
+    def zero(array):
+        array[0] = 0
+
+    assert changed(np.array([1.0, 2.0]), round_trip(np.array([1.0, 2.0]), zero))
+    assert changed([1, 2], round_trip([1, 2], lambda received: received.append(3)))
+    assert changed((np.arange(1.0, 4.0), "t"), round_trip((np.arange(1.0, 4.0), "t"), lambda got: zero(got[0])))
+    assert changed(frame, round_trip(frame, lambda received: received.iloc.__setitem__((0, 0), 5.0)))
     assert not changed([len], {"list": [{"handle": 1}]})  # not data: not compared
 
 
@@ -473,8 +488,11 @@ def test_only_regular_notebook_files_are_read(tmp_path, assigned):
     (tmp_path / "folder.ipynb").mkdir()
     (tmp_path / "bad.ipynb").write_text("{" * 100000)
     (tmp_path / "list.ipynb").write_text("[1, 2]")
+    (tmp_path / "cells.ipynb").write_text(json.dumps(
+        {"nbformat": 4, "cells": [{"cell_type": "markdown", "source": ""}] * (homework.sandbox.MAX_CELLS + 1)}))
     for name, why in (("link", "symbolic link"), ("fifo", "not a regular file"), ("folder", "not a regular file"),
-                      ("bad", "not a notebook"), ("list", "not a notebook"), ("missing", "cannot be opened")):
+                      ("bad", "not a notebook"), ("list", "not a notebook"), ("missing", "cannot be opened"),
+                      ("cells", "not a notebook")):
         started = time.monotonic()
         with pytest.raises(refused, match=why):
             read(tmp_path / f"{name}.ipynb")
@@ -542,3 +560,21 @@ def test_spreadsheet_cells_are_text():
     assert safe('=HYPERLINK("x")') == '\'=HYPERLINK("x")'
     assert [safe(text) for text in ("+1", "-1", "@SUM(A1)", "\tx")] == ["'+1", "'-1", "'@SUM(A1)", " x"]
     assert safe("alice") == "alice" and safe(3.5) == 3.5 and safe("a\x1b[2Jb") == "a [2Jb"
+
+
+def test_library_calls_run_in_a_child_with_the_sandboxs_limits():
+    """An allowed call that would take more memory than the sandbox may fails there, not in the grader."""
+    import numpy as np
+
+    sandbox = homework.sandbox
+    box = object.__new__(sandbox.Submission)
+    box.memory, box.deadline, box.timed_out, box.ended = 256 << 20, time.monotonic() + 60, False, None
+    from dtree.information import contingency_table
+
+    reply = box._call_in_child(contingency_table, [np.arange(3), np.arange(3) % 2], {})
+    table, _, _ = wire.decode(reply["reply"], lambda n: None)
+    assert table.shape == (3, 2)
+    huge = box._call_in_child(contingency_table, [np.arange(60_000), np.arange(60_000)], {})
+    assert huge["reply"] is None and "Memory" in huge["error"], huge
+    assert box._call_in_child(lambda: len, [], {})["error"].startswith("TypeError: the library returned")
+    assert box._call_in_child(lambda: 1 / 0, [], {})["error"].startswith("ZeroDivisionError")

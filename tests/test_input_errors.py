@@ -55,6 +55,9 @@ def test_complex_sample_weight_is_refused(make):
         make().fit(X, y, sample_weight=w * (1 + 1j))
     with pytest.raises(ValueError, match="Complex data not supported: sample_weight"):
         make().fit(X, y, sample_weight=[1 + 0j] * 200)
+    mixed = np.array([1.0] * 199 + [np.complex64(1 + 1j)], dtype=object)   # NumPy's complex scalars too
+    with pytest.raises(ValueError, match="Complex data not supported: sample_weight"):
+        make().fit(X, y, sample_weight=mixed)
 
 
 @pytest.mark.parametrize("name", ["ccp_alpha", "min_impurity_decrease"])

@@ -226,15 +226,16 @@ def grade_one(submission, name, autograder, timeout, memory=None):
 def spreadsheet_safe(value):
     """``value`` as a CSV cell that a spreadsheet shows as text, never runs as a formula.
 
-    A text that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
-    return (a student's file name, a status quoting the submission) gets a
-    leading apostrophe (OWASP's rule against CSV injection), and control
-    characters become spaces; numbers are left as they are.
+    Control characters (tabs, carriage returns and escape sequences
+    included) become spaces, and a text that then begins with ``=``, ``+``,
+    ``-`` or ``@`` (a student's file name, a status quoting the submission)
+    gets a leading apostrophe (OWASP's rule against CSV injection); numbers
+    are left as they are.
     """
     if not isinstance(value, str):
         return value
     value = sandbox._printable(value)
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
 
 
 def grade(name, submissions, out, timeout, autograder=None):

@@ -123,10 +123,12 @@ def _python_layout():
     prefix = Path(os.path.realpath(sys.prefix))
     interpreter = Path(os.path.realpath(sys.executable))
     binds = [(str(base), str(base))]
-    if not interpreter.is_relative_to(base):  # the interpreter of another installation
+    if not interpreter.is_relative_to(base) and not interpreter.is_relative_to(prefix):
+        # the interpreter of another installation (a copy inside the environment is bound alone, below)
         binds.append((str(interpreter.parent.parent), str(interpreter.parent.parent)))
+    system = Path("/usr")  # bound as it is: its Python packages (Debian's) are searched too
     if prefix == base:  # no virtual environment
-        return binds, str(interpreter), _hidden_libraries({base: base}), None
+        return binds, str(interpreter), _hidden_libraries({base: base, system: system}), None
     view = Path(VENV_VIEW)
     binds.append((str(prefix / "lib"), str(view / "lib")))
     executable = view / "bin" / interpreter.name
@@ -134,7 +136,8 @@ def _python_layout():
     home = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
     config = (f"home = {Path(home).parent}\ninclude-system-site-packages = false\n"
               f"version = {'.'.join(map(str, sys.version_info[:3]))}\n")
-    return binds, str(executable), _hidden_libraries({prefix / "lib": view / "lib", base: base}), config
+    return binds, str(executable), _hidden_libraries({prefix / "lib": view / "lib", base: base, system: system}), \
+        config
 
 
 def _memory_file(data, name):
@@ -233,8 +236,15 @@ def _hidden_libraries(views):
         for location in (spec.submodule_search_locations or []) if spec else []:
             if seen(location) is not None:
                 folders.add(str(seen(location)))
+    # Every site folder the sandbox can see, not only those on the grader's
+    # sys.path: a submission may add the base installation's to its own.
+    sites = {Path(os.path.realpath(path)) for path in sys.path if os.path.isdir(path)}
+    for host in views:
+        for pattern in ("lib/python3*/site-packages", "lib/python3*/dist-packages", "lib/python3/dist-packages",
+                        "local/lib/python3*/dist-packages", "local/lib/python3*/site-packages"):
+            sites.update(Path(os.path.realpath(path)) for path in host.glob(pattern))
     records = {}
-    for distribution in importlib.metadata.distributions():
+    for distribution in importlib.metadata.distributions(path=sorted(map(str, sites))):
         name = (distribution.metadata["Name"] or "").lower().replace("-", "_")
         if name not in ("dtree", "scikit_learn"):
             continue
@@ -243,15 +253,15 @@ def _hidden_libraries(views):
             parts = Path(str(record)).parts
             if parts and parts[0] != "..":
                 records.setdefault(site, set()).add(parts[0])
-    sites = []
+    rebuilt = []
     for site, names in sorted(records.items()):
         if seen(site) is None or not site.is_dir():
             continue
         entries = [(str(site / entry), str(seen(site) / entry)) for entry in sorted(os.listdir(site))
                    if entry not in names]
-        sites.append((str(seen(site)), entries))
+        rebuilt.append((str(seen(site)), entries))
         folders = {folder for folder in folders if not Path(folder).is_relative_to(seen(site))}
-    return sorted(folders), sites
+    return sorted(folders), rebuilt
 
 
 def command(notebook_fd, read_fd, write_fd, name, disk=DEFAULT_DISK, processes=DEFAULT_PROCESSES,
@@ -303,7 +313,8 @@ class NotASubmission(Exception):
     """The submitted file is not a notebook that can be graded; the message says why."""
 
 
-MAX_NOTEBOOK_BYTES = 512 << 20  # a submitted file larger than this is not read
+MAX_NOTEBOOK_BYTES = 128 << 20  # a submitted file larger than this is not read
+MAX_CELLS = 20_000  # nor a notebook of more cells (an honest one has a few hundred)
 
 
 def read_notebook(path, limit=DEFAULT_DISK):
@@ -313,16 +324,18 @@ def read_notebook(path, limit=DEFAULT_DISK):
     (``O_NOFOLLOW``; a link to the master notebook or to a classmate's is
     refused), nor does opening wait (``O_NONBLOCK``: a FIFO is refused, not
     waited on). The notebook is read as Jupyter reads it (nbformat, older
-    versions converted to version 4) and only the sources of its code cells go
-    on: outputs, attachments and metadata never enter the sandbox, so a
-    notebook carrying large outputs is graded like any other.
+    versions converted to version 4 by nbformat, as Jupyter converts them;
+    no schema validation, which would cost minutes on a large file) and only
+    the sources of its code cells go on: outputs, attachments and metadata
+    never enter the sandbox, so a notebook carrying large outputs is graded
+    like any other.
 
     Raises
     ------
     NotASubmission
         The path is a link, a FIFO, a device or a folder, the file is larger
-        than :data:`MAX_NOTEBOOK_BYTES`, it is not a notebook, or its code is
-        larger than ``limit`` bytes.
+        than :data:`MAX_NOTEBOOK_BYTES`, it is not a notebook or has more than
+        :data:`MAX_CELLS` cells, or its code is larger than ``limit`` bytes.
     """
     import stat
 
@@ -352,11 +365,23 @@ def read_notebook(path, limit=DEFAULT_DISK):
     if size > MAX_NOTEBOOK_BYTES:
         raise NotASubmission(f"the submission is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB")
     try:
-        text = b"".join(chunks).decode("utf-8-sig")
-        notebook = nbformat.reads(text, as_version=4, capture_validation_error={})
-        sources = [cell.source for cell in notebook.cells if cell.get("cell_type") == "code"]
-        if not all(isinstance(source, str) for source in sources):
-            raise TypeError("a code cell's source is not text")
+        document = json.loads(b"".join(chunks).decode("utf-8-sig"))
+        if not isinstance(document, dict):
+            raise TypeError("not a JSON object")
+        cells = document.get("cells", [])
+        if document.get("nbformat", 4) < 4:  # Jupyter's own conversion (worksheets, "input")
+            cells = nbformat.convert(nbformat.from_dict(document), 4).cells
+        if not isinstance(cells, list) or len(cells) > MAX_CELLS:
+            raise ValueError(f"not a list of at most {MAX_CELLS} cells")
+        sources = []
+        for cell in cells:
+            if isinstance(cell, dict) and cell.get("cell_type") == "code":
+                source = cell.get("source", "")
+                if isinstance(source, list) and all(isinstance(line, str) for line in source):
+                    source = "".join(source)
+                if not isinstance(source, str):
+                    raise TypeError("a code cell's source is not text")
+                sources.append(source)
     except Exception as error:  # bad JSON, too deep, not a notebook: whatever the reader raises
         raise NotASubmission(f"the submission is not a notebook ({type(error).__name__})") from None
     code = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
@@ -385,6 +410,7 @@ class Submission:
     def __init__(self, notebook, name, deadline, memory=DEFAULT_MEMORY, processes=DEFAULT_PROCESSES,
                  disk=DEFAULT_DISK, allowed=()):
         self.deadline = deadline
+        self.memory = memory
         self.allowed = tuple(allowed)
         self.refused = []
         self.tampering = []
@@ -554,8 +580,9 @@ class Submission:
     def request(self, message, after=None):
         """Send a request about a remote object and return its (decoded) answer.
 
-        ``after`` (a dict) receives the decoded states of a call's array, list
-        and dict arguments after the call.
+        ``after`` (a dict) receives the encoded states of a call's arguments
+        that can change in place (arrays, lists, dicts, tuples, Series, data
+        frames) after the call: ``{"args": {index: tree}, "kwargs": {name: tree}}``.
         """
         self.send(message)
         while True:
@@ -611,18 +638,86 @@ class Submission:
             self.__dict__.pop("_resolve", None)
         if not (isinstance(args, list) and isinstance(kwargs, dict)):
             self._tamper(f"a malformed {what}")
-        try:
+        kwargs = {str(key): item for key, item in kwargs.items()}
+        if data_only:  # a library call: in a child process with the sandbox's limits
             if handles:
-                raise TypeError(f"{message.get('library')} takes data (numbers, strings, lists, arrays, Series, "
-                                "data frames), not objects")
-            if function is None:
-                raise AttributeError(f"no such function: {message.get('library')}")
-            value = function(*args, **{str(key): item for key, item in kwargs.items()})
+                self.send({"reply": None, "error": f"TypeError: {message.get('library')} takes data (numbers, "
+                           "strings, lists, arrays, Series, data frames), not objects"})
+            elif function is None:
+                self.send({"reply": None, "error": f"AttributeError: no such function: {message.get('library')}"})
+            else:
+                self.send(self._call_in_child(function, args, kwargs))
+            return
+        try:
+            value = function(*args, **kwargs)
             self.send({"reply": self.encode(value)})
         except SubmissionGone:
             raise
         except Exception as error:
             self.send({"reply": None, "error": f"{type(error).__name__}: {error}"})
+
+    def _call_in_child(self, function, args, kwargs):
+        """``function(*args, **kwargs)`` run in a forked child of the grader; the reply message.
+
+        A library call runs on the submission's arguments, so it is limited
+        as the sandbox is: the child may use :attr:`memory` bytes of address
+        space more than the grader has, and must answer by the submission's
+        deadline (else it is killed and the submission times out); a result
+        that is not data, or larger than a message, is an error for the
+        submission. A call such as ``contingency_table`` of 60,000 distinct
+        values (a 29 GB table) thus fails in the child, never in the grader.
+        """
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: compute, encode, write, exit (never return into the grader)
+            try:
+                os.close(read_fd)
+                with open("/proc/self/statm") as handle:
+                    used = int(handle.read().split()[0]) * resource.getpagesize()
+                limit = used + self.memory
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+                try:
+                    reply = {"reply": wire.encode(function(*args, **kwargs), _not_data)}
+                except _NotData:
+                    reply = {"reply": None, "error": "TypeError: the library returned a value that is not data"}
+                except BaseException as error:  # MemoryError included
+                    reply = {"reply": None, "error": f"{type(error).__name__}: {str(error)[:300]}"}
+                data = json.dumps(reply, allow_nan=False).encode()
+                if len(data) > wire.MAX_MESSAGE_BYTES:
+                    data = json.dumps({"reply": None, "error": "ValueError: the library's result is larger "
+                                       "than a message may be"}).encode()
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(write_fd, view):]
+            finally:
+                os._exit(0)
+        os.close(write_fd)
+        chunks, size = [], 0
+        try:
+            while True:
+                timeout = self.deadline - time.monotonic()
+                if timeout <= 0:
+                    self.timed_out = True
+                    self._fail("timeout")
+                ready, _, _ = select.select([read_fd], [], [], timeout)
+                if ready:
+                    chunk = os.read(read_fd, 1 << 20)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    size += len(chunk)
+        finally:
+            os.close(read_fd)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            os.waitpid(pid, 0)
+        try:
+            reply = json.loads(b"".join(chunks))
+        except ValueError:  # the child died before it answered (killed for its memory, say)
+            reply = {"reply": None, "error": "MemoryError: the library call ran out of the memory allowed"}
+        return reply
 
     def _serve_callback(self, message):
         number = message.get("callback")
@@ -716,14 +811,22 @@ def _not_data(value):
     raise _NotData
 
 
+def _not_resolved(number):
+    raise _NotData
+
+
 def _changed(original, state):
     """Whether the encoded ``state`` of an argument after a call differs from the ``original`` sent.
 
+    ``state`` is compared with the encoding of what the submission received,
+    the original after one trip through the channel (encoded, sent as JSON,
+    decoded), so that what the codec does not carry is no difference.
     Arguments that are not plain data (they hold functions or objects) are
     not compared.
     """
     try:
-        return wire.encode(original, _not_data) != state
+        received = wire.decode(json.loads(json.dumps(wire.encode(original, _not_data))), _not_resolved)
+        return wire.encode(received, _not_data) != state
     except (_NotData, wire.ChannelError):
         return False
 

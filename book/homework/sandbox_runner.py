@@ -111,7 +111,8 @@ def encode(value, handles, depth=0):
         return {"frame": {"columns": encode(list(value.columns), handles, depth + 1),
                           "series": [encode(value.iloc[:, i], handles, depth + 1)
                                      for i in range(value.shape[1])],
-                          "index": encode(np.asarray(value.index.to_numpy()), handles, depth + 1)}}
+                          "index": encode(np.asarray(value.index.to_numpy()), handles, depth + 1),
+                          "index_name": encode(value.index.name, handles, depth + 1)}}
     return {"handle": handles(value)}
 
 
@@ -209,7 +210,10 @@ def decode(tree, resolve, depth=0):
         frame = pandas.concat([one.reset_index(drop=True) for one in series], axis=1) if series \
             else pandas.DataFrame(index=range(len(index)))
         frame.columns = columns
-        frame.index = index
+        index_name = decode(body.get("index_name", {"v": None}), resolve, depth + 1)
+        if not (index_name is None or isinstance(index_name, (str, int, float))):
+            raise ChannelError("a DataFrame's index name must be a string or a number")
+        frame.index = pandas.Index(index, name=index_name)
         return frame
     if tag == "handle" and type(body) is int:
         return resolve(body)
@@ -419,10 +423,12 @@ class _Objects:
 
 
 def _mutable(value):
+    """Whether an argument can be changed in place (or holds what can): its state is sent back."""
     import numpy as np
 
     pandas = sys.modules.get("pandas")
-    return isinstance(value, (np.ndarray, list, dict)) or (pandas is not None and isinstance(value, pandas.Series))
+    return isinstance(value, (np.ndarray, list, dict, tuple)) or (
+        pandas is not None and isinstance(value, (pandas.Series, pandas.DataFrame)))
 
 
 def _answer(objects, operation, message, after):
