@@ -91,6 +91,9 @@ def test_ctrl_c_during_a_compilation_waits_for_it_to_finish():
     """SIGINT sent as a compilation starts is raised after it, and the function compiled is whole."""
     out = _run("""
         import importlib, os, signal
+        # Python's own Ctrl-C handler, as in a terminal or a Jupyter kernel (a process started in the
+        # background by a non-interactive shell, as CI's are, inherits SIGINT ignored)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         import numba
         from numba.core import event
         from dtree import kernels
@@ -126,6 +129,7 @@ def test_a_fit_interrupted_while_compiling_grows_the_same_tree_after(tmp_path):
     """A first fit stopped by Ctrl-C as dtree's kernels compile; the next fit is the NumPy engine's tree."""
     out = _run("""
         import os, signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as above: not inherited ignored
         import numpy as np
         from numba.core import event
         from sklearn.datasets import load_iris
