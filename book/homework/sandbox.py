@@ -692,7 +692,7 @@ class Submission:
             finally:
                 os._exit(0)
         os.close(write_fd)
-        chunks, size = [], 0
+        chunks = []  # the child caps its reply at a message's size
         try:
             while True:
                 timeout = self.deadline - time.monotonic()
@@ -705,7 +705,6 @@ class Submission:
                     if not chunk:
                         break
                     chunks.append(chunk)
-                    size += len(chunk)
         finally:
             os.close(read_fd)
             try:
