@@ -18,6 +18,10 @@ numbered, no raw MyST, code lines that fit the column, legible tree drawings).
 - Library source is shown highlighted (``dtree.book.show_source``), never
   printed with ``inspect.getsource``.
 - A helper function is defined in one notebook only (shared ones live in dtree).
+- A cell folded in the HTML book (``hide-input``, ``hide-cell``, ...) is folded
+  in JupyterLab: its ``jupyter.source_hidden`` / ``outputs_hidden`` metadata
+  agrees with its tags, in every notebook under book/ (``book/_ext/fold_cells.py``
+  writes it).
 - Sources are cited by author and title: no file names ("seed 004") in prose,
   no "n.d." and no file names in the bibliography.
 """
@@ -27,6 +31,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import sys
 from collections import defaultdict
 
 import pytest
@@ -42,6 +47,12 @@ MAX_LINE_LENGTH = 88
 FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
 
 NOTEBOOKS = [f for f in toc_files() if (ROOT / f"{f}.ipynb").is_file()]
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+try:
+    import fold_cells
+finally:
+    sys.path.pop(0)
 
 
 def cells(name):
@@ -115,6 +126,40 @@ def test_code_shown_to_the_reader(name):
     if lines > MAX_SHOWN_LINES:
         problems.append(f"{lines} lines of code shown (at most {MAX_SHOWN_LINES}): fold checks")
     assert not problems, f"{name}:\n  " + "\n  ".join(problems)
+
+
+# Notebooks whose folds were not yet written when the check came (their authors
+# were rewriting them): strict, so that the mark goes once they are written.
+FOLDS_PENDING = {"book/part2/c45.ipynb", "book/part2/cart.ipynb",
+                 "book/solutions/c45.ipynb", "book/solutions/cart.ipynb"}
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param(path, marks=pytest.mark.xfail(
+        strict=True, reason="folds pending: run python book/_ext/fold_cells.py on it"))
+    if path.relative_to(ROOT).as_posix() in FOLDS_PENDING else path
+    for path in fold_cells.notebooks()
+], ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_cells_folded_in_the_book_are_folded_in_jupyterlab(path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    problems = fold_cells.disagreements(notebook)
+    assert not problems, (
+        f"{path.relative_to(ROOT)}: JupyterLab's folds (jupyter.source_hidden/outputs_hidden) "
+        "disagree with the tags; run `python book/_ext/fold_cells.py` to write them:\n  "
+        + "\n  ".join(problems))
+
+
+def test_fold_cells_reads_the_tags():
+    cell = {"cell_type": "code", "metadata": {"tags": ["hide-cell"]}, "source": ""}
+    notebook = {"cells": [cell, {"cell_type": "markdown", "metadata": {}, "source": ""}]}
+    assert fold_cells.disagreements(notebook)
+    fold_cells.update(notebook)
+    assert cell["metadata"]["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+    assert not fold_cells.disagreements(notebook)
+    cell["metadata"]["tags"] = []  # unfolded in the book: unfolded in the lab
+    assert fold_cells.disagreements(notebook)
+    fold_cells.update(notebook)
+    assert "jupyter" not in cell["metadata"]
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
