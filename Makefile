@@ -41,6 +41,8 @@ BIN    := $(VENV)/bin
 # What is installed: the book's pins and dtree, then the test tools on top.
 BOOK_STAMP := $(VENV)/.installed-book
 TEST_STAMP := $(VENV)/.installed-test
+# JupyterLab's settings for the book (see $(LAB_OVERRIDES)'s rule).
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 PIP    := $(BIN)/python -m pip --disable-pip-version-check
 # Notebook kernels are started as `python`: put the venv first on PATH so that
 # they run with the pinned packages and the editable dtree.
@@ -64,7 +66,7 @@ BROWSER_XDIST := -n 2 --dist load
 help:
 	@awk 'NR < 3 {next} /^#$$/ {exit} {print}' Makefile | sed 's/^# \{0,1\}//'
 
-venv: $(TEST_STAMP)
+venv: $(TEST_STAMP) $(LAB_OVERRIDES)
 
 $(BOOK_STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; v = sys.version_info[:2]; ok = (3, 10) <= v <= (3, 13); \
@@ -84,6 +86,15 @@ $(BOOK_STAMP): requirements.txt pyproject.toml
 	$(PIP) install --quiet -r requirements.txt
 	$(PIP) install --quiet --no-deps --no-build-isolation -e .
 	@touch $(BOOK_STAMP)
+
+# JupyterLab's settings for the book (.binder/overrides.json), installed where
+# JupyterLab reads a site's defaults (<prefix>/share/jupyter/lab/settings;
+# Binder's postBuild installs the same file): "windowingMode": "none" attaches
+# every cell of a notebook, since with JupyterLab's default windowing the
+# Markdown cells below the viewport keep their quoted numbers ({eval}`glued(...)`)
+# raw after Run All.  A reader's own settings still win over it.
+$(LAB_OVERRIDES): .binder/overrides.json $(BOOK_STAMP)
+	install -D -m 644 $< $@
 
 # Both files in one call, so that pip checks the test tools against the
 # book's pins (and keeps those).
@@ -236,7 +247,7 @@ grade: $(TEST_STAMP) bwrap
 # Tests the existing _build/html: run `make book` first.
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
-browser-test: $(TEST_STAMP) dot chromium
+browser-test: $(TEST_STAMP) $(LAB_OVERRIDES) dot chromium
 	@test -f _build/html/index.html || { echo "make browser-test tests the built book, and _build/html has none: run 'make book' first." >&2; exit 1; }
 	$(BIN)/python -m pytest tests/browser -q $(BROWSER_XDIST) --book-html _build/html --screenshots _build/screenshots
 	@echo "Screenshots of every page are in _build/screenshots"
@@ -269,7 +280,7 @@ notebooks: $(BOOK_STAMP) dot
 	  --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 $(NB)
 
 # JupyterLab refuses to start as root unless told: pass --allow-root then.
-lab: $(BOOK_STAMP) dot
+lab: $(BOOK_STAMP) $(LAB_OVERRIDES) dot
 	$(BIN)/jupyter lab --notebook-dir=book $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean:

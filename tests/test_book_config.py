@@ -438,3 +438,33 @@ def test_kernels_talk_over_unix_sockets(tmp_path):
     finally:
         km.shutdown_kernel(now=True)
     assert not any(Path(_socket_directory()).iterdir())  # the socket files are removed
+
+
+# -- JupyterLab's settings for the book ---------------------------------------------
+
+
+def test_the_book_ships_jupyterlab_settings_that_jupyterlab_knows():
+    """.binder/overrides.json (installed by `make lab` and Binder's postBuild as
+    JupyterLab's overrides.json) names only settings that JupyterLab's schemas
+    declare, with allowed values; it attaches every notebook cell, without which
+    the Markdown cells below the viewport keep their quoted numbers raw."""
+    jsonschema = pytest.importorskip("jsonschema")
+    jupyterlab = pytest.importorskip("jupyterlab")
+    overrides = json.loads((ROOT / ".binder" / "overrides.json").read_text(encoding="utf-8"))
+    assert overrides["@jupyterlab/notebook-extension:tracker"]["windowingMode"] == "none"
+    schemas = Path(sys.prefix) / "share" / "jupyter" / "lab" / "schemas"
+    assert schemas.is_dir(), f"no JupyterLab schemas under {schemas} ({jupyterlab.__version__})"
+    for plugin, values in overrides.items():
+        package, name = plugin.rsplit(":", 1)
+        schema = json.loads((schemas / package / f"{name}.json").read_text(encoding="utf-8"))
+        for key, value in values.items():
+            assert key in schema["properties"], f"{plugin} has no setting {key}"
+            jsonschema.validate(value, {**schema["properties"][key],
+                                        "definitions": schema.get("definitions", {})})
+    # Both installs put it where JupyterLab reads a site's defaults.
+    target = "share/jupyter/lab/settings/overrides.json"
+    assert ".binder/overrides.json" in (ROOT / ".binder" / "postBuild").read_text()
+    assert target in (ROOT / ".binder" / "postBuild").read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    assert f"LAB_OVERRIDES := $(VENV)/{target}" in makefile
+    assert re.search(r"^lab: .*\$\(LAB_OVERRIDES\)", makefile, re.M)

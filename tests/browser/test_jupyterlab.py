@@ -20,7 +20,8 @@ The notebook is ``BOOK_LAB_NOTEBOOK`` (default ``book/first_tree.ipynb``).
 Then every chapter of the book (every notebook in ``_toc.yml``) as a student
 sees it with the ``jupyterlab-myst`` renderer: opened, Run All, saved. Its
 rendered Markdown must show no raw MyST syntax (directive fences, roles,
-labels) and no "Unknown Directive" box, and every number the prose quotes
+labels) and no "Unknown Directive" box, its code cells are folded where the
+HTML book folds them (``jupyter.source_hidden``), and every number the prose quotes
 (``{eval}`glued(...)```, see ``dtree.book``) must have been evaluated by the
 kernel to the value the committed notebook records. Every figure shows as an
 image, and its figure data (``dtree.book.FIGURE_DATA_MIME``) does not show.
@@ -55,17 +56,13 @@ NOTEBOOK = os.environ.get("BOOK_LAB_NOTEBOOK", "book/first_tree.ipynb")
 START_TIMEOUT_S = 120
 RUN_TIMEOUT_MS = 600_000  # the book's per-notebook execution timeout
 
-# JupyterLab user settings for the test server: no news prompt, no update
-# check, and every cell kept in the DOM (no windowing) so prompts can be read.
-LAB_SETTINGS = {
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false",
-        "checkForUpdates": False,
-    },
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
-        "windowingMode": "none",
-    },
-}
+# JupyterLab runs as students get it: no user settings of the test's own, only
+# what the environment ships.  The book's settings (.binder/overrides.json:
+# every cell attached, so that Markdown cells below the viewport render their
+# quoted numbers) are installed by `make lab`, `make browser-test` and Binder's
+# postBuild into the environment's share/jupyter/lab/settings/overrides.json.
+BOOK_LAB_OVERRIDES = ROOT / ".binder" / "overrides.json"
+INSTALLED_LAB_OVERRIDES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
 
 
 def _free_port() -> int:
@@ -99,11 +96,18 @@ def lab(tmp_path_factory):
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(blank, copy)
 
+    if not INSTALLED_LAB_OVERRIDES.is_file() or json.loads(
+        INSTALLED_LAB_OVERRIDES.read_text()
+    ) != json.loads(BOOK_LAB_OVERRIDES.read_text()):
+        pytest.fail(
+            f"{INSTALLED_LAB_OVERRIDES} is missing or differs from {BOOK_LAB_OVERRIDES}: "
+            "the environment lacks the book's JupyterLab settings; `make browser-test` "
+            "(or `make lab`) installs them",
+            pytrace=False,
+        )
+    # An empty folder: none of the developer's own settings.
     settings = tmp / "settings"
-    for name, value in LAB_SETTINGS.items():
-        path = settings / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(value))
+    settings.mkdir()
 
     runtime = tempfile.mkdtemp(prefix="jr-")
     port, token = _free_port(), secrets.token_hex(24)
@@ -355,6 +359,16 @@ def test_run_all_in_jupyterlab_reproduces_committed_outputs(
 # Every chapter, rendered as a student sees it ------------------------------------
 
 
+def _fold_cells():
+    """book/_ext/fold_cells.py: which cells the HTML book folds (by their tags)."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import fold_cells
+    finally:
+        sys.path.pop(0)
+    return fold_cells
+
+
 def _toc_notebooks() -> list[str]:
     """The notebooks of the book's table of contents, in reading order."""
     sys.path.insert(0, str(ROOT / "book" / "_ext"))
@@ -391,6 +405,13 @@ SHOWN_OUTPUTS = """
 () => [...document.querySelectorAll(
     ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-OutputArea-output")
   ].map(e => ({text: e.innerText, images: e.querySelectorAll("img").length}))
+"""
+# Code cells whose input JupyterLab shows folded (a placeholder instead of the
+# editor), in notebook order: those the HTML book folds (book/_ext/fold_cells.py).
+FOLDED_INPUTS = """
+() => [...document.querySelectorAll(
+    ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell")
+  ].map(cell => cell.querySelector(".jp-InputPlaceholder") !== null)
 """
 FIGURE_DATA_SHOWN = re.compile(r"significant digits|digraph Tree|No renderer|figure-data")
 
@@ -492,6 +513,7 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, s
     try:
         rendered = _open_run_all_and_save(page, base, token, chapter, has_code=has_code)
         shown = page.evaluate(SHOWN_OUTPUTS)
+        folded = page.evaluate(FOLDED_INPUTS)
     finally:
         page.screenshot(path=str(shot), full_page=True)
         page.close()
@@ -501,6 +523,12 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, s
             print(f"could not shut down the kernels: {error}")
 
     problems = []
+    want_folded = [bool(_fold_cells().wanted(c).get("source_hidden"))
+                   for c in committed.cells if c.cell_type == "code"]
+    if folded != want_folded:
+        problems.append(
+            f"code cells folded in JupyterLab {[i for i, f in enumerate(folded) if f]}, "
+            f"folded in the book {[i for i, f in enumerate(want_folded) if f]}")
     for index, text in enumerate(rendered):
         for match in RAW_MYST.finditer(text):
             problems.append(f"rendered Markdown cell {index} shows raw MyST {match.group(0)!r}")
