@@ -176,10 +176,20 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
         reproduced; the two differ by a few hundredths of an error for small
         leaves and by up to a few tenths for large ones.
     empty_branch : {"majority", "distribution"}, default="majority"
-        A value with no training case at a node (or unseen in ``fit``):
-        Release 8 classifies it by the node's majority class (its empty
-        leaf), with the whole weight that reaches it; ``"distribution"``
-        uses the node's class distribution.
+        A value with no training case at a node.  ``"majority"`` (Release 8,
+        ``build.c``): a nominal test has a branch for every category of the
+        feature, and a category without cases at the node gets an *empty
+        leaf*: no cases (``value`` all zero, ``n_samples=0``) and the node's
+        majority class, kept in the leaf's ``extra["leaf"]`` (a class index;
+        the program's ``Leaf``).  A case that reaches it gets that class
+        with its whole weight (``classify.c``).  Subtree raising can send
+        cases into it (``prune.c``): it then holds their weights, its class
+        is their majority (its own on a tie) and its predicted errors are
+        those of a leaf with these cases.  ``"distribution"`` (the
+        textbook): a test has branches for the categories present at the
+        node only, and a case whose category has none gets the node's class
+        distribution.  Either way a category unseen in ``fit`` stops at the
+        node: its majority class, or its distribution.
 
     Attributes
     ----------
@@ -214,15 +224,30 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
     predicts the class of largest weight, the first in ``classes_`` on a tie.
     A numeric feature without a cut of positive gain is no candidate.
 
-    Remaining differences from Release 8: the program computes in float32
-    (single precision), so where two quantities are equal in exact
-    arithmetic (a cut that leaves exactly the minimum weight on one side,
-    two equal gains) it can decide either way, and dtree (float64) decides
-    as exact arithmetic does; the program's subset tests (``-s``), windowing
-    (``-t``) and soft thresholds (``-p``) are not implemented; empty
-    branches are not stored as leaves (prediction treats them as the
-    program does); after subtree raising a leaf's class on a tie is the
-    first class, where the program keeps the class it had.
+    Remaining differences from Release 8 (``tests/release8/README.md``
+    lists each measured one with its data set and node):
+
+    * Arithmetic.  dtree computes in float64, the program in float32.
+      Where two quantities are equal in exact arithmetic, the program's
+      rounding decides and dtree decides by the rules above: tests of
+      exactly equal gain (``crx`` and ``monk2`` with ``-g``; ``soybean``
+      with ``-g``, where ``roots`` and ``external decay`` tie) or gain ratio
+      (``soybean``: three ratios of exactly 1 below ``leaves = norm``), a
+      numeric cut that leaves exactly the minimum weight on one side (a
+      float32 weight sum lands 1e-7 past it), and a float32 midpoint that
+      falls below a training value.  float64 is kept on purpose: the
+      program's float32 results depend on the order in which it sums case
+      weights (left by its swaps and an unstable Quicksort) and on
+      ``Weight *= Factor`` ... ``/= Factor`` round trips that do not restore
+      a weight, so emulating them means replaying its control flow, not
+      changing a rule; rounding dtree's inputs to float32 alone lowers the
+      agreement (issue 43).
+    * The program's subset tests (``-s``), windowing (``-t``) and soft
+      thresholds (``-p``) are not implemented.
+    * After pruning, a leaf's class on a tie of its class weights is the
+      first class, where the program keeps the class the node had (an empty
+      leaf keeps its own, as the program's); only the class a leaf names
+      differs, not a prediction (both classify from the class weights).
 
     References
     ----------
@@ -459,10 +484,12 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
 
         A row with a known value follows its branch; a row whose tested value
         is missing follows every branch, each weighted by the branch's share
-        of the node's training weight; a row whose category has no branch at
-        a node (no training case there, or unseen in ``fit``) stops there:
-        with ``empty_branch="majority"`` (the default) it gets the node's
-        majority class, with ``"distribution"`` the node's class distribution.
+        of the node's training weight (an empty leaf has none); a row that
+        reaches an empty leaf (``empty_branch="majority"``, the default) gets
+        the leaf's class; a row whose category has no branch at a node (no
+        training case there with ``"distribution"``, or unseen in ``fit``)
+        stops there: with ``"majority"`` it gets the node's majority class,
+        with ``"distribution"`` the node's class distribution.
 
         Parameters
         ----------
@@ -495,7 +522,10 @@ class C45Classifier(NodeTreeMixin, ClassifierMixin, BaseEstimator):
             if rows.size == 0:
                 continue
             if node.is_leaf:
-                proba[rows] += share[:, None] * node.proba
+                if node.value.sum() > 0:
+                    proba[rows] += share[:, None] * node.proba
+                else:  # an empty leaf: its class (classify.c)
+                    proba[rows, node.extra["leaf"]] += share
                 continue
             j = node.feature
             if node.threshold is None:
@@ -545,6 +575,10 @@ class _Grower:
         self.collapse = estimator.collapse
         self.numeric = np.flatnonzero(~np.asarray(self.categorical, dtype=bool))
         self.zero_gain = estimator.zero_gain
+        # Release 8 (build.c, FormTree): a nominal test has a branch per value of
+        # the attribute; a value without known cases at the node is a leaf of the
+        # node's class with no cases (an "empty leaf").
+        self.empty_leaves = estimator.empty_branch == "majority"
         self.split_options = {"min_split": estimator.min_split, "penalty": estimator.threshold_penalty,
                               "min_value_gap": estimator.min_value_gap}
         # Nominal features with at least 0.3 x (number of training cases) values
@@ -624,10 +658,16 @@ class _Grower:
         return next(j for j in sorted(eligible) if eligible[j] >= best - TIE_TOLERANCE)
 
     def _children(self, rows, w, j, split: SplitCandidate):
-        """(branch label, rows, weights) of each branch; missing rows go everywhere."""
+        """(branch label, rows, weights) of each branch; missing rows go everywhere.
+
+        A nominal test has a branch per category present at the node, or, with
+        ``empty_leaves`` (Release 8), per category of the feature: a category
+        without known cases here gets a branch with no rows (an empty leaf).
+        """
         if split.threshold is None:
             column = self.codes[rows, j]
-            labels = [c for c in range(len(self.categories[j])) if np.any(column == c)]
+            labels = [c for c in range(len(self.categories[j]))
+                      if self.empty_leaves or np.any(column == c)]
             masks = [column == c for c in labels]
             labels = [self.categories[j][c] for c in labels]
             missing = column < 0
@@ -639,6 +679,9 @@ class _Grower:
         known = np.array([w[m].sum() for m in masks])
         out = []
         for label, mask, share in zip(labels, masks, known / known.sum()):
+            if not mask.any():  # an empty leaf (only with empty_leaves)
+                out.append((label, rows[:0], w[:0]))
+                continue
             take = mask | missing
             child_w = w[take] * np.where(missing[take], share, 1.0)
             positive = child_w > 0
@@ -651,6 +694,9 @@ class _Grower:
         stack = [(None, 0, np.arange(n), self.w0.copy(), 0)]
         while stack:
             parent, index, rows, w, depth = stack.pop()
+            if rows.size == 0:  # a value with no cases: the parent's class, no cases
+                parent.children[index] = _empty_leaf(self, parent, depth)
+                continue
             node = self._new_node(rows, w, depth)
             if parent is None:
                 root = node
@@ -679,6 +725,22 @@ class _Grower:
         if self.collapse:
             _collapse(root)
         return root
+
+
+def _empty_leaf(grower: "_Grower", parent: Node, depth: int) -> Node:
+    """Release 8's leaf for a value with no training cases at ``parent`` (build.c, ``FormTree``).
+
+    It has no cases (``value`` all zero) and the class of its parent, the
+    first of the largest weight; that class is kept in ``extra["leaf"]`` (a
+    class index, the program's ``Leaf`` field), as no weight records it.  The
+    pruner can fill it with cases (subtree raising); until then it classifies
+    every case that reaches it as that class (``classify.c``).
+    """
+    leaf = Node(node_id=grower.n_nodes, depth=depth, n_samples=0,
+                value=np.zeros(grower.n_classes), impurity=0.0,
+                extra={"leaf": int(np.argmax(parent.value))})
+    grower.n_nodes += 1
+    return leaf
 
 
 def _collapse(root: Node) -> None:
@@ -773,6 +835,9 @@ class _Release8Pruner:
             node.value = dist
             node.n_samples = int(rows.size)
             node.impurity = float(_entropy_of_counts(dist))
+            if "leaf" in node.extra:  # an empty leaf that cases reach (raising fills it):
+                best = node.extra["leaf"]  # its class is theirs, its own on a tie (prune.c)
+                node.extra = {"leaf": best if dist[best] == dist.max() else int(np.argmax(dist))}
         if node.is_leaf:
             return as_leaf
         branches, (stray_rows, stray_w) = self.route(node, rows, w)
@@ -795,7 +860,7 @@ class _Release8Pruner:
         if branch_errors <= tree_errors + self.slack:  # subtree raising
             raised = self.estimate(largest, rows, w, True)
             for name in ("feature", "threshold", "categories", "children", "gain", "candidate_scores",
-                         "value", "n_samples", "impurity"):
+                         "value", "n_samples", "impurity", "extra"):
                 setattr(node, name, getattr(largest, name))
             return raised
         return tree_errors

@@ -64,7 +64,7 @@ def _edge_texts(node: Node, feature_names, decimals=2) -> list[str]:
 
 
 def _majority(node: Node, class_names) -> str:
-    return class_names[int(np.argmax(node.value))]
+    return class_names[int(np.argmax(_fractions(node, len(node.value))))]
 
 
 def _edge_labels(view: "_View", i: int) -> list[str]:
@@ -152,6 +152,18 @@ def _check_estimator(estimator):
         check_is_fitted(estimator, "root_")
 
 
+def _fractions(node: Node, n_classes: int) -> np.ndarray:
+    """A classifier node's class fractions; a C4.5 leaf of no cases: all on its class.
+
+    C4.5 Release 8 keeps a leaf for a value with no training cases (an empty
+    branch); it holds no weight, and its class, kept in ``extra["leaf"]``,
+    takes every case that reaches it (the program's ``classify.c``).
+    """
+    if node.is_leaf and not node.value.sum() > 0 and "leaf" in node.extra:
+        return np.eye(n_classes)[node.extra["leaf"]]
+    return node.proba
+
+
 def _view(estimator) -> _View:
     _check_estimator(estimator)
     classifier = _is_classifier(estimator)
@@ -189,8 +201,8 @@ def _view(estimator) -> _View:
                  categories=[tuple(node.categories) for node in nodes],
                  impurity=[np.float64(node.impurity) for node in nodes],
                  n_samples=[int(node.n_samples) for node in nodes],
-                 fractions=[node.proba if classifier else np.asarray(node.value, dtype=np.float64)
-                            for node in nodes],
+                 fractions=[_fractions(node, n_classes) if classifier
+                            else np.asarray(node.value, dtype=np.float64) for node in nodes],
                  counts=[np.asarray(node.value, dtype=np.float64) for node in nodes],
                  classifier=classifier, n_classes=n_classes)
 
@@ -1044,7 +1056,8 @@ def export_rules(estimator, *, feature_names=None, class_names=None, decimals=2,
             prediction = f"class: {_majority(leaf, class_names)}"
             if show_weights:
                 support.append(f"weights: {_format_value(leaf.value, decimals)}")
-            support.append(f"fraction: {leaf.proba.max():.{decimals}f}")
+            # an empty leaf of C4.5 (no samples) predicts its class with probability 1
+            support.append(f"fraction: {_fractions(leaf, len(leaf.value)).max():.{decimals}f}")
         else:
             prediction = f"value: {leaf.value[0]:.{decimals}f}"
         lines.append(f"if {conditions or 'True'} then {prediction} ({', '.join(support)})")

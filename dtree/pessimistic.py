@@ -144,7 +144,14 @@ def upper_error_rate(errors, n, confidence_factor=0.25) -> float:
 
 
 def _leaves(node: Node):
-    return [leaf for leaf in iter_nodes(node) if leaf.is_leaf]
+    """The leaves below ``node`` that hold cases.
+
+    A leaf of no cases (C4.5 Release 8's empty branch, a value with no
+    training case at its parent) makes no errors and predicts none: the
+    program's pruner leaves it out (``EstimateErrors`` in ``prune.c`` visits
+    only branches that cases reach), and so do the rules here.
+    """
+    return [leaf for leaf in iter_nodes(node) if leaf.is_leaf and leaf.value.sum() > 0]
 
 
 def _make_leaf(node: Node) -> None:
@@ -287,6 +294,8 @@ def confidence_prune(root: Node, confidence_factor: float = 0.25) -> Node:
 
     def prune(node: Node) -> float:
         """Prune below ``node`` (post-order) and return the predicted errors of what is left."""
+        if node.is_leaf and not node.value.sum() > 0:
+            return 0.0  # an empty branch (see _leaves)
         as_leaf = _predicted_errors(node, confidence_factor)
         if node.is_leaf:
             return as_leaf

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_iris
 
-from dtree import C45Classifier, export_text
+from dtree import C45Classifier, export_rules, export_text
 from dtree.c45 import RELEASE8_EPSILON, TEXTBOOK, threshold_split
 from dtree.datasets import load_weather
 from dtree.pessimistic import added_errors, upper_error_rate
@@ -189,6 +189,117 @@ def test_empty_branch_and_a_case_split_by_an_unknown_value():
     if not v_node.is_leaf:  # B = q has no branch under v: the node's class, all the weight
         np.testing.assert_array_equal(v_part, v_node_class)
     np.testing.assert_allclose(tree.predict_proba(query)[0], u_share * u_part + (1 - u_share) * v_part)
+
+
+def _empty_branch_sets():
+    """The program's trees and predictions of tests/release8/empty_branches.json, with their data."""
+    import sys
+
+    sys.path.insert(0, str(RELEASE8))
+    try:
+        from compare import first_difference
+        from data_sets import nominal_data_set
+    finally:
+        sys.path.remove(str(RELEASE8))
+    stored = json.loads((RELEASE8 / "empty_branches.json").read_text())
+    return first_difference, [(s, *nominal_data_set(s["seed"])[1:]) for s in stored]
+
+
+def test_raising_into_an_empty_branch_grows_the_programs_trees_and_predictions():
+    """Release 8 on two small nominal data sets where subtree raising fills an empty leaf.
+
+    The program keeps a leaf for each value of a nominal test without cases
+    at the node (the node's class, no cases).  On ``nominal 1197`` the
+    raised test ``a0`` brings its empty leaf ``a0 = r`` to the root, where one
+    case reaches it and it becomes ``z (1.0)``; on ``nominal 217`` the filled
+    leaf's own error estimate makes the program prune a node to a leaf.  The
+    expected answers are the program's trees (binary tree files) and its
+    classification of every combination of values and unknowns
+    (``make_trees.write_empty_branches``).
+    """
+    first_difference, sets = _empty_branch_sets()
+    assert [stored["data"] for stored, _, _ in sets] == ["nominal 1197", "nominal 217"]
+    for stored, X, y in sets:
+        tree = C45Classifier().fit(X, y)
+        for kind, root in (("unpruned", tree.unpruned_root_), ("pruned", tree.root_)):
+            assert first_difference(root, stored[kind], list(X.columns), tree.classes_) is None, (
+                stored["data"], kind)
+        cases = pd.DataFrame(stored["cases"], columns=X.columns)
+        assert tree.predict(cases).tolist() == stored["predicted"], stored["data"]
+
+
+def test_a_case_that_reaches_a_filled_empty_leaf():
+    """``nominal 1197``: the case (a0 = r, a1 = p) reaches the leaf that raising filled.
+
+    Grown, ``a1 = p`` tests ``a0``, whose value ``r`` has no case there: an
+    empty leaf of the node's class ``x`` (the program prints ``x (0.0)``).
+    Pruning raises that test to the root, and the one training case with
+    ``a0 = r`` (row 6, class ``z``) fills the leaf: the program prints
+    ``a0 = r: z (1.0/0.8)`` and classifies such a case as ``z``.  The raised
+    node's majority class is ``x``, which is what a pruner without the empty
+    leaf answers.
+    """
+    _, sets = _empty_branch_sets()
+    stored, X, y = sets[0]
+    tree = C45Classifier().fit(X, y)
+    assert _text(tree, show_weights=True) == (
+        "|--- a0 = p\n"
+        "|   |--- weights: [2.00, 2.00, 3.00] class: z\n"
+        "|--- a0 = q\n"
+        "|   |--- weights: [3.00, 1.00, 0.00] class: x\n"
+        "|--- a0 = r\n"
+        "|   |--- weights: [0.00, 0.00, 1.00] class: z\n")
+    empty = tree.unpruned_root_.children[0].children[2]
+    assert (empty.n_samples, empty.value.tolist(), empty.extra) == (0, [0.0, 0.0, 0.0], {"leaf": 0})
+    assert tree.classes_[int(np.argmax(tree.root_.value))] == "x"
+    case = pd.DataFrame({"a0": ["r"], "a1": ["p"], "a2": ["q"]})
+    assert tree.predict(case).tolist() == ["z"]
+    assert stored["predicted"][stored["cases"].index(["r", "p", "q"])] == "z"
+    np.testing.assert_array_equal(tree.predict_proba(case), [[0.0, 0.0, 1.0]])
+
+
+def test_export_text_prints_an_empty_leaf_as_the_program_does():
+    """The program prints ``a0 = r: x (0.0)``: the value, the parent's class, no cases."""
+    _, sets = _empty_branch_sets()
+    _, X, y = sets[0]
+    grown = C45Classifier(pruning=None).fit(X, y)
+    assert _text(grown, show_weights=True) == (
+        "|--- a1 = p\n"
+        "|   |--- a0 = p\n"
+        "|   |   |--- weights: [1.00, 2.00, 1.00] class: y\n"
+        "|   |--- a0 = q\n"
+        "|   |   |--- weights: [2.00, 1.00, 0.00] class: x\n"
+        "|   |--- a0 = r\n"
+        "|   |   |--- weights: [0.00, 0.00, 0.00] class: x\n"
+        "|--- a1 = q\n"
+        "|   |--- weights: [2.00, 0.00, 3.00] class: z\n")
+    assert "if a1 = p and a0 = r then class: x (samples: 0, fraction: 1.00)\n" in export_rules(grown)
+    # an empty leaf classifies every case that reaches it as its class
+    assert grown.predict(pd.DataFrame({"a0": ["r"], "a1": ["p"], "a2": ["p"]})).tolist() == ["x"]
+    # the textbook settings keep no empty leaf
+    textbook = C45Classifier(**{**TEXTBOOK, "pruning": None}).fit(X, y)
+    assert all(node.value.sum() > 0 for node in iter_nodes(textbook.root_))
+
+
+def test_the_other_pruning_rules_leave_empty_leaves_out():
+    """An empty leaf makes no errors: the book's error-based rule and the 1987 rule skip it.
+
+    ``confidence_prune`` would otherwise ask for :math:`U_{CF}(0, 0)` (no
+    cases) and ``pessimistic_prune`` would add 1/2 for it.
+    """
+    from dtree.pessimistic import confidence_prune, pessimistic_prune
+
+    _, sets = _empty_branch_sets()
+    for _, X, y in sets:
+        grown = C45Classifier(pruning=None).fit(X, y)
+        plain = C45Classifier(pruning=None, empty_branch="distribution").fit(X, y)
+        assert any(not node.value.sum() for node in iter_nodes(grown.root_))
+
+        def shape(root):
+            return [(n.feature, n.value.tolist()) for n in iter_nodes(root) if n.value.sum() > 0]
+
+        for rule in (confidence_prune, pessimistic_prune):
+            assert shape(rule(grown.root_)) == shape(rule(plain.root_))
 
 
 def test_added_errors_is_the_programs_approximation():

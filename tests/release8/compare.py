@@ -13,17 +13,20 @@ def first_difference(node, program, names, classes, path="root"):
     ``program`` is a tree as :func:`oracle.run_c45` reads it from the
     program's binary tree file (``res["exact"]``), or as stored in
     ``trees.json``.  Compared: the tested attribute, the cut (to float32
-    precision: the program stores it as a C float), the branches that hold
-    cases (the program also stores empty branches, dtree does not), each
-    leaf's weight and class.
+    precision: the program stores it as a C float), every branch
+    (the program stores a leaf of no cases for each value of a nominal test
+    without cases at the node, and so does dtree with
+    ``empty_branch="majority"``, keeping its class in ``extra["leaf"]``),
+    each leaf's weight and class.
     """
     if "branches" not in program:
         if not node.is_leaf:
             return f"{path}: the program has a leaf, dtree tests {names[node.feature]}"
         if not math.isclose(node.value.sum(), program["n"], rel_tol=1e-4, abs_tol=1e-3):
             return f"{path}: leaf weight {node.value.sum()} vs {program['n']}"
-        if str(classes[int(np.argmax(node.value))]) != str(program["class"]):
-            return f"{path}: leaf class {classes[int(np.argmax(node.value))]} vs {program['class']}"
+        k = node.extra["leaf"] if node.value.sum() == 0 else int(np.argmax(node.value))
+        if str(classes[k]) != str(program["class"]):
+            return f"{path}: leaf class {classes[k]} vs {program['class']}"
         return None
     if node.is_leaf:
         return f"{path}: the program tests {program['attribute']}, dtree has a leaf"
@@ -35,7 +38,7 @@ def first_difference(node, program, names, classes, path="root"):
         labels = ["<=", ">"]
         pairs = list(zip(node.children, [sub for _, sub in program["branches"]]))
     else:
-        branches = [(label, sub) for label, sub in program["branches"] if sub["n"] > 1e-9]
+        branches = program["branches"]
         labels = [str(c) for c in node.categories]
         if labels != [str(label) for label, _ in branches]:
             return f"{path}: branches {labels} vs {[label for label, _ in branches]}"

@@ -1,4 +1,4 @@
-"""Write Release 8's trees: trees.json (public data) and trees_random.json.
+"""Write Release 8's trees: trees.json (public data), trees_random.json and empty_branches.json.
 
 The data sets are those of data_sets.py.
 
@@ -10,15 +10,24 @@ repository root::
 
 from __future__ import annotations
 
+import itertools
 import json
 import pathlib
 import sys
 
+import pandas as pd
+
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
-from data_sets import SETTINGS, data_sets, random_data_sets  # noqa: E402
-from oracle import run_c45  # noqa: E402
+from data_sets import (  # noqa: E402
+    EMPTY_BRANCH_SEEDS,
+    SETTINGS,
+    data_sets,
+    nominal_data_set,
+    random_data_sets,
+)
+from oracle import predict_c45, run_c45  # noqa: E402
 
 
 def _compact(tree):
@@ -47,9 +56,34 @@ def write_trees(sets, filename):
     print(f"{len(trees)} trees written to {path}")
 
 
+def test_cases(X):
+    """Every combination of each feature's values and an unknown value (None), in order."""
+    columns = [sorted(set(X[c].dropna())) + [None] for c in X.columns]
+    return [list(case) for case in itertools.product(*columns)]
+
+
+def write_empty_branches(filename="empty_branches.json"):
+    """The program's trees and predictions (defaults) on ``EMPTY_BRANCH_SEEDS``."""
+    sets = []
+    for seed in EMPTY_BRANCH_SEEDS:
+        name, X, y = nominal_data_set(seed)
+        result = run_c45(X, y)
+        cases = test_cases(X)
+        predicted = predict_c45(X, y, pd.DataFrame(cases, columns=X.columns))
+        sets.append({"data": name, "seed": seed,
+                     "unpruned": _compact(result["exact"]["unpruned"]),
+                     "pruned": _compact(result["exact"]["pruned"]),
+                     "cases": cases, "predicted": [str(c) for c in predicted]})
+    path = HERE / filename
+    lines = ",\n".join(json.dumps(s, separators=(",", ":")) for s in sets)
+    path.write_text("[\n" + lines + "\n]\n")
+    print(f"{len(sets)} data sets written to {path}")
+
+
 def main():
     write_trees(data_sets(), "trees.json")
     write_trees(random_data_sets(), "trees_random.json")
+    write_empty_branches()
 
 
 if __name__ == "__main__":

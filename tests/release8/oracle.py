@@ -433,3 +433,53 @@ def tree_to_text(tree, indent=0):
 
     rec(tree, indent)
     return "\n".join(lines)
+
+
+def predict_c45(X, y, X_test, *, m=2, c=25, g=False, c45=C45_BINARY):
+    """The class the program's pruned tree gives each row of ``X_test``.
+
+    The program prints no predictions; it evaluates its trees on a ``.test``
+    file (option ``-u``) and prints a confusion matrix.  Each test case is
+    written alone, labelled with the first class, and the column of that
+    matrix row that holds the 1 is the predicted class.  Unknown values in
+    ``X_test`` (NaN, None) are written as ``?``; a nominal value must occur
+    in ``X``.
+
+    Returns
+    -------
+    list
+        The predicted class labels, one per row of ``X_test``.
+    """
+    X, X_test = pd.DataFrame(X), pd.DataFrame(X_test)
+    names, data, atts, classes, cls_namer = _write_files(X, y, None)
+    tmp = tempfile.mkdtemp(prefix="c45_")
+    try:
+        with open(os.path.join(tmp, "d.names"), "w") as fh:
+            fh.write(names)
+        with open(os.path.join(tmp, "d.data"), "w") as fh:
+            fh.write(data)
+        cmd = [c45, "-f", "d", "-u", "-m", str(int(m)), "-c", str(c)] + (["-g"] if g else [])
+        predicted = []
+        for i in range(len(X_test)):
+            fields = []
+            for a in atts:
+                v = _py(X_test[a["name"]].iloc[i])
+                if a["kind"] == "ignore" or _is_missing(v):
+                    fields.append("?")
+                elif a["kind"] == "continuous":
+                    fields.append(repr(float(v)))
+                else:
+                    fields.append(a["namer"].fwd[("str", v) if isinstance(v, str)
+                                                 else (type(v).__name__, repr(v))])
+            with open(os.path.join(tmp, "d.test"), "w") as fh:
+                fh.write(", ".join(fields + [cls_namer.token(classes[0])]) + "\n")
+            out = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=600).stdout
+            block = out[out.index("Evaluation on test data"):]
+            row = next(line for line in block.splitlines() if line.endswith("(a): class "
+                                                                              + cls_namer.token(classes[0])))
+            cells = row.split("\t")[1]
+            column = [cells[5 * k:5 * k + 5].strip() for k in range(len(classes))]
+            predicted.append(classes[column.index("1")])
+        return predicted
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
