@@ -295,7 +295,7 @@ def confidence_prune(root: Node, confidence_factor: float = 0.25) -> Node:
     def prune(node: Node) -> float:
         """Prune below ``node`` (post-order) and return the predicted errors of what is left."""
         if node.is_leaf and not node.value.sum() > 0:
-            return 0.0  # an empty branch (see _leaves)
+            return 0.0  # a leaf of no cases (Release 8's empty branch) makes no errors
         as_leaf = _predicted_errors(node, confidence_factor)
         if node.is_leaf:
             return as_leaf
