@@ -784,6 +784,21 @@ class _Release8Pruner:
     with ``raising``, by its largest branch (which then receives all the
     node's cases and is pruned again) if that predicts at most ``slack``
     more errors than the subtree.
+
+    A branch that no case reaches is left out of the sums and keeps what it
+    holds, as in the program.  Raising can send cases into an empty leaf
+    (``_empty_leaf``: a value with no case where the raised test was grown);
+    it then counts as a leaf of those cases, is updated to hold them, and
+    takes their majority class, its own on a tie.  With
+    ``empty_branch="distribution"`` there are no empty leaves, and the cases
+    of a value with no branch at a node are estimated together as one leaf
+    that the tree does not keep.
+
+    References
+    ----------
+    J. R. Quinlan, *C4.5: Programs for Machine Learning*, Morgan Kaufmann
+    (1993), ch. 4, and the program's ``prune.c`` (``EstimateErrors``) and
+    ``build.c`` (``FormTree``), Release 8 (1996).
     """
 
     def __init__(self, codes, numbers, y, categories, n_classes, confidence_factor, *, slack, raising,
