@@ -170,25 +170,27 @@ def test_golf_with_day_12_outlook_unknown():
 def test_empty_branch_and_a_case_split_by_an_unknown_value():
     """A case whose value is unknown at the root, and whose value below has no training case.
 
-    Under `outlook = sunny` the test is `windy`; the sunny training days have
-    both windy values, so no branch is empty there, but on the rainy side a
-    category with no case reaches an empty branch.  Release 8 gives such a
-    branch the node's majority class with all the weight that reaches it.
+    ``nominal 1197`` grown: the root tests ``a1``; below ``a1 = p`` (7 of the
+    12 cases) the test of ``a0`` has an empty leaf for ``a0 = r``, of class
+    ``x``; ``a1 = q`` (5 cases) is a leaf of 2 ``x`` and 3 ``z``.  A case
+    with ``a1`` unknown and ``a0 = r`` goes both ways (``classify.c``):
+    7/12 of it reaches the empty leaf, which gives all of it to ``x``, and
+    5/12 the leaf's distribution, so P = (7/12 + 5/12 x 2/5, 0, 5/12 x 3/5)
+    = (0.75, 0, 0.25).
     """
-    X = pd.DataFrame({"A": list("uuuuuuvvvvvv"), "B": list("pqpqpqpppppp")})
-    y = list("aabbaa") + list("bbbbba")
-    tree = C45Classifier(pruning=None, min_samples_leaf=1).fit(X, y)
-    assert tree.root_.feature == 0
-    v_node = tree.root_.children[1]
-    assert v_node.is_leaf or v_node.categories == ("p",)
-    query = pd.DataFrame({"A": [None], "B": ["q"]})
-    u_share = tree.root_.children[0].value.sum() / tree.root_.value.sum()
-    u_part = tree.predict_proba(query.assign(A="u"))[0]
-    v_node_class = np.eye(2)[int(np.argmax(v_node.value))]
-    v_part = tree.predict_proba(query.assign(A="v"))[0]
-    if not v_node.is_leaf:  # B = q has no branch under v: the node's class, all the weight
-        np.testing.assert_array_equal(v_part, v_node_class)
-    np.testing.assert_allclose(tree.predict_proba(query)[0], u_share * u_part + (1 - u_share) * v_part)
+    _, sets = _empty_branch_sets()
+    _, X, y = sets[0]
+    tree = C45Classifier(pruning=None).fit(X, y)
+    assert [str(c) for c in tree.root_.categories] == ["p", "q"]
+    below = tree.root_.children[0]
+    assert below.categories == ("p", "q", "r") and below.children[2].n_samples == 0
+    query = pd.DataFrame({"a0": ["r"], "a1": [None], "a2": ["p"]})
+    np.testing.assert_allclose(tree.predict_proba(query)[0], [0.75, 0.0, 0.25])
+    # the textbook keeps no empty leaf: a0 = r stops at the node, with its distribution
+    textbook = C45Classifier(pruning=None, empty_branch="distribution").fit(X, y)
+    assert textbook.root_.children[0].categories == ("p", "q")
+    np.testing.assert_allclose(textbook.predict_proba(query)[0],
+                               7 / 12 * np.array([3, 3, 1]) / 7 + 5 / 12 * np.array([2, 0, 3]) / 5)
 
 
 def _empty_branch_sets():
