@@ -1,6 +1,6 @@
 """Sphinx glue for the dtree book (loaded through ``sphinx.local_extensions`` in _config.yml).
 
-Five small things that a configuration value cannot do:
+Small things that a configuration value cannot do:
 
 * ``dtree_version`` (``dtree.__version__``) in the template context of every
   HTML page, for the footer line in ``book/_templates/dtree-versions.html``:
@@ -24,6 +24,8 @@ Five small things that a configuration value cannot do:
 * Every exercise ends with a link to its solution, found in sphinx-exercise's
   registry (the solution directive names its exercise), so no page has to
   keep such links by hand.
+* Every display equation numbered in its page's order, as JupyterLab's MyST
+  renderer numbers them, so that an equation has one number in both.
 * The student edition (``dtree_edition = "student"``, set by ``make
   student-book``): no solution links, and a build that contains a solution
   fails, so solutions cannot slip into the edition handed to students.
@@ -186,6 +188,43 @@ def link_exercises_to_solutions(app, doctree, docname):
         node += nodes.paragraph("", "", link, classes=["dtree-solution-link"])
 
 
+def _in_cell_output(node):
+    """Whether `node` lies in a code cell's output (MyST-NB's ``cell_output`` container)."""
+    parent = node.parent
+    while parent is not None:
+        if "cell_output" in parent.get("classes", []):
+            return True
+        parent = parent.parent
+    return False
+
+
+def number_every_display_equation(app, doctree):
+    """Number every display equation of a page 1, 2, ... in reading order (``doctree-read``).
+
+    JupyterLab's MyST renderer (jupyterlab-myst) numbers every display
+    equation of a notebook from (1), labelled or not; Sphinx numbers only the
+    labelled ones, and with ``math_numfig`` across the whole book.  With
+    ``math_numfig: false`` (_config.yml) Sphinx shows ``node["number"]`` and
+    refers to a label by the number noted in the math domain: both are set
+    here to the equation's place on its page, so that "(3)" is the same
+    equation in the HTML book and in JupyterLab.  A reference to another
+    chapter's equation links to that chapter.
+    """
+    from docutils import nodes
+
+    domain = app.env.get_domain("math")
+    number = 0
+    for node in doctree.findall(nodes.math_block):
+        if node.get("nowrap"):  # amsmath environments: MathJax numbers their rows
+            continue
+        if _in_cell_output(node):  # a code cell's text/latex output: not prose
+            continue
+        number += 1
+        node["number"] = number
+        if node.get("label"):
+            domain.equations[node["label"]] = (app.env.docname, number)
+
+
 def tag_edition(app, config):
     """Tag the student edition, for ``{only} not student_edition`` blocks (``config-inited``)."""
     if config.dtree_edition not in ("full", "student"):
@@ -198,6 +237,7 @@ def setup(app):
     app.add_config_value("dtree_edition", "full", "env", types=[str])
     app.connect("config-inited", add_dtree_version)
     app.connect("config-inited", tag_edition)
+    app.connect("doctree-read", number_every_display_equation)
     app.connect("doctree-resolved", link_exercises_to_solutions)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("doctree-resolved", dotless_term_ids)

@@ -21,7 +21,8 @@ Then every chapter of the book (every notebook in ``_toc.yml``) as a student
 sees it with the ``jupyterlab-myst`` renderer: opened, Run All, saved. Its
 rendered Markdown must show no raw MyST syntax (directive fences, roles,
 labels) and no "Unknown Directive" box, its code cells are folded where the
-HTML book folds them (``jupyter.source_hidden``), and every number the prose quotes
+HTML book folds them (``jupyter.source_hidden``), its display equations are
+numbered (1), (2), ... in order as in the HTML book, and every number the prose quotes
 (``{eval}`glued(...)```, see ``dtree.book``) must have been evaluated by the
 kernel to the value the committed notebook records. Every figure shows as an
 image, and its figure data (``dtree.book.FIGURE_DATA_MIME``) does not show.
@@ -48,6 +49,7 @@ from urllib.parse import quote
 
 import nbformat
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from dtree.book import stated_precision_text
 
@@ -273,6 +275,14 @@ RUN_FINISHED = """
 """
 
 
+QUOTES_RENDER_MS = 30_000
+QUOTES_RENDERED = """
+() => ![...document.querySelectorAll(
+    ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell .jp-InputArea > .myst")
+  ].some(e => e.textContent.includes("glued("))
+"""
+
+
 def _open_run_all_and_save(page, base, token, notebook, has_code=True) -> list[str]:
     """Open `notebook` in JupyterLab, Run > Run All Cells, File > Save Notebook,
     through the menus as a student does; return the rendered Markdown cells' text."""
@@ -292,7 +302,14 @@ def _open_run_all_and_save(page, base, token, notebook, has_code=True) -> list[s
     if has_code:
         page.wait_for_function(RUN_FINISHED, timeout=RUN_TIMEOUT_MS, polling=500)
     kernel_idle.wait_for(timeout=RUN_TIMEOUT_MS)
-    page.wait_for_timeout(1000)  # the last Markdown cells' inline expressions
+    # jupyterlab-myst shows an inline expression's result a moment after the
+    # kernel sent it (seen under load: several seconds for the Markdown cells
+    # after a slow code cell); wait up to QUOTES_RENDER_MS for every quote, then
+    # read what is shown (a quote still raw then fails the test).
+    try:
+        page.wait_for_function(QUOTES_RENDERED, timeout=QUOTES_RENDER_MS, polling=500)
+    except PlaywrightTimeoutError:
+        pass
     rendered = page.evaluate(RENDERED_MARKDOWN)
 
     # File > Save Notebook, then wait until the tab is no longer dirty.
@@ -392,10 +409,34 @@ RAW_MYST = re.compile(
 )
 GLUED = re.compile(r'\{eval\}`(glued\("([A-Za-z0-9_]+)"(?:, "([^"`]*)")?\))`')
 
+# jupyterlab-myst renders a Markdown cell into a ".myst" element beside the
+# (hidden) editor, not into JupyterLab's own ".jp-MarkdownOutput".  Its text is
+# read with the typeset maths hidden (KaTeX's MathML copy of "I(x) =" would
+# read as a MyST label).
 RENDERED_MARKDOWN = """
+() => {
+  const style = document.createElement("style");
+  style.textContent = ".jp-MarkdownCell .myst .katex { display: none !important; }";
+  document.head.appendChild(style);
+  const texts = [...document.querySelectorAll(
+      ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell .jp-InputArea > .myst")
+    ].map(e => e.innerText);
+  style.remove();
+  return texts;
+}
+"""
+
+# The number jupyterlab-myst shows beside each display equation, in reading
+# order (None for an unnumbered one).
+EQUATION_NUMBERS = r"""
 () => [...document.querySelectorAll(
-    ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell .jp-MarkdownOutput")
-  ].map(e => e.innerText)
+    ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell .myst .katex-display")
+  ].map(math => {
+    const row = math.closest(".flex");
+    const link = row ? row.querySelector("a[title='Link to this Equation']") : null;
+    const match = link ? link.textContent.match(/^\((\d+)\)$/) : null;
+    return match ? Number(match[1]) : null;
+  })
 """
 
 # What each code cell's output area shows: its text and how many images. A
@@ -498,6 +539,12 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, s
     page = context.new_page()
     page_errors: list[str] = []
     page.on("pageerror", lambda error: page_errors.append(str(error)))
+    # jupyterlab-myst typesets with KaTeX, which lacks some of MathJax's TeX
+    # (\textsc): it logs the formula and shows it in red.
+    tex_errors: list[str] = []
+    page.on("console", lambda msg: tex_errors.extend(
+        line for line in msg.text.splitlines() if "Undefined control sequence" in line
+    ) if msg.type == "error" else None)
     shot = screenshot_dir / "jupyterlab" / (chapter.replace("/", "__")[:-6] + ".png")
     shot.parent.mkdir(parents=True, exist_ok=True)
     committed = nbformat.read(ROOT / chapter, as_version=4)
@@ -514,6 +561,7 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, s
         rendered = _open_run_all_and_save(page, base, token, chapter, has_code=has_code)
         shown = page.evaluate(SHOWN_OUTPUTS)
         folded = page.evaluate(FOLDED_INPUTS)
+        numbers = page.evaluate(EQUATION_NUMBERS)
     finally:
         page.screenshot(path=str(shot), full_page=True)
         page.close()
@@ -529,6 +577,14 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, s
         problems.append(
             f"code cells folded in JupyterLab {[i for i, f in enumerate(folded) if f]}, "
             f"folded in the book {[i for i, f in enumerate(want_folded) if f]}")
+    markdown_cells = sum(c.cell_type == "markdown" and bool(c.source.strip())
+                         for c in committed.cells)
+    if len(rendered) != markdown_cells:
+        problems.append(f"{len(rendered)} rendered Markdown cells found, the notebook has "
+                        f"{markdown_cells}")
+    # The HTML book numbers the same equations the same way (test_pages.py).
+    if numbers != list(range(1, len(numbers) + 1)):
+        problems.append(f"display equations numbered {numbers}, not 1 to {len(numbers)} in order")
     for index, text in enumerate(rendered):
         for match in RAW_MYST.finditer(text):
             problems.append(f"rendered Markdown cell {index} shows raw MyST {match.group(0)!r}")
@@ -571,6 +627,7 @@ def test_chapter_renders_in_jupyterlab(chapter, lab, browser, offline_context, s
             want = _expected_text(records[name], format_spec or "")
             if not _same_quote(got, want):
                 problems.append(f"cell {index}: {expression} shows {got!r}, recorded {want!r}")
+    problems += [f"maths KaTeX cannot typeset: {line[:120]}" for line in sorted(set(tex_errors))]
     assert not problems, f"{chapter} in JupyterLab:\n" + "\n".join(problems)
     assert quoted or not records, f"{chapter} glues numbers that its prose never quotes"
     assert not offline.blocked, f"JupyterLab requested non-loopback URLs: {offline.blocked}"
