@@ -1,6 +1,7 @@
 # dtree book: build the HTML book and run every test.
 #
 #   make book    build the HTML book into _build/html, executing every notebook
+#   make serve   serve the built book at http://127.0.0.1:8000/ (PORT=) to read it
 #   make test    lint, pytest on tests/ and dtree's doctests, nbval on book/, then
 #                the installs (make test-install)
 #   make test-install   the installs: `pip install .` from a copy of the repository,
@@ -59,7 +60,7 @@ XDIST := -n 2 --dist loadfile
 # own Chromium and JupyterLab server (the chapters' Run All are most of its time).
 BROWSER_XDIST := -n 2 --dist load
 
-.PHONY: help book test test-unit test-notebooks test-install lab notebooks clean distclean venv dot bwrap browser-test chromium linkcheck \
+.PHONY: help book serve cjk-font test test-unit test-notebooks test-install lab notebooks clean distclean venv dot bwrap browser-test chromium linkcheck \
   student-book homework grade lint test-fast test-compat compat-pythons \
   compat-oldest compat-newest
 
@@ -227,6 +228,27 @@ student-book: $(BOOK_STAMP) dot
 	  --path-output _build/student --builder html -W -n --keep-going
 	$(BIN)/python book/_ext/student_edition.py --check _build/student/_build/html
 	@echo "The student edition is in _build/student/_build/html/index.html"
+
+# Read the built book: a page opened as a file cannot load its fonts (browsers
+# refuse fonts to file:// pages), so the book is served from 127.0.0.1 by
+# Python's http.server (book/_ext/serve.py, which the browser tests use too).
+PORT ?= 8000
+serve:
+	@$(PYTHON) book/_ext/serve.py --port $(PORT) _build/html
+
+# The Chinese characters the book uses as a web font (book/_static/fonts, see
+# its README.md): a subset of Debian's Noto Sans CJK SC, cut by fontTools.
+# Run after adding Chinese text (tests/test_book_config.py says when).
+cjk-font: $(BOOK_STAMP)
+	@test -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian's fonts-noto-cjk package ..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; \
+	  else \
+	    echo "Noto Sans CJK is missing: install it with 'sudo apt-get install fonts-noto-cjk' (Debian/Ubuntu), then re-run make cjk-font." >&2; \
+	    exit 1; \
+	  fi; }
+	$(BIN)/python book/_ext/cjk_font.py
 
 # Homework (book/homework, otter-grader): `make homework` writes the notebooks
 # to hand out and the autograders; `make grade` grades a folder of submissions.

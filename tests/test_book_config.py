@@ -468,3 +468,60 @@ def test_the_book_ships_jupyterlab_settings_that_jupyterlab_knows():
     makefile = (ROOT / "Makefile").read_text()
     assert f"LAB_OVERRIDES := $(VENV)/{target}" in makefile
     assert re.search(r"^lab: .*\$\(LAB_OVERRIDES\)", makefile, re.M)
+
+
+# -- Chinese text --------------------------------------------------------------------
+
+
+def _cjk_font():
+    sys.path.insert(0, str(BOOK / "_ext"))
+    try:
+        import cjk_font
+    finally:
+        sys.path.pop(0)
+    return cjk_font
+
+
+def test_the_cjk_web_font_holds_every_chinese_character_of_the_book():
+    """book/_static/fonts/dtree-cjk-subset.woff (book/_ext/cjk_font.py) covers
+    the book's Chinese, and its licence and source are recorded beside it."""
+    cjk_font = _cjk_font()
+    assert cjk_font.characters(), "no Chinese found in the book's sources"
+    missing = cjk_font.missing()
+    assert not missing, f"the CJK web font lacks {missing!r}: run `make cjk-font`"
+    fonts = cjk_font.FONT.parent
+    assert "SIL OPEN FONT LICENSE Version 1.1" in (fonts / "OFL.txt").read_text(encoding="utf-8")
+    readme = (fonts / "README.md").read_text(encoding="utf-8")
+    assert "Open Font License" in readme and "fonts-noto-cjk" in readme
+    from fontTools.ttLib import TTFont
+
+    names = TTFont(cjk_font.FONT)["name"]
+    assert names.getDebugName(1) == cjk_font.FAMILY  # a modified version's own name
+    assert "Open Font License" in names.getDebugName(13)
+
+
+def test_the_stylesheet_declares_a_cjk_font_stack_ending_in_the_web_font():
+    css = (BOOK / "_static" / "dtree-book.css").read_text(encoding="utf-8")
+    family = _cjk_font().FAMILY
+    face = re.search(r"@font-face\s*\{[^}]*\}", css)
+    assert face and f'"{family}"' in face.group(0)
+    assert 'url("fonts/dtree-cjk-subset.woff")' in face.group(0)
+    assert _cjk_font().UNICODE_RANGE in face.group(0)
+    stack = re.search(r"--dtree-font-family-cjk:([^;]+);", css).group(1)
+    fonts = [f.strip().strip('"') for f in stack.split(",")]
+    assert "Noto Sans CJK SC" in fonts and fonts[-1] == family
+    assert re.search(r"--pst-font-family-base:[^;]*var\(--dtree-font-family-cjk\)", css)
+
+
+def test_sources_without_an_author_are_cited_by_a_short_title():
+    """The in-text citation of a source with no author is its shorttitle
+    (book/_ext/dtree_book.py's dtree_author_year style), not its whole title."""
+    assert SPHINX["bibtex_reference_style"] == "dtree_author_year"
+    bib = (BOOK / "references.bib").read_text(encoding="utf-8")
+    for entry in re.split(r"\n(?=@)", bib):
+        if not entry.startswith("@") or re.search(r"^\s*(author|editor)\s*=", entry, re.M):
+            continue
+        key = re.match(r"@\w+\{([^,]+),", entry).group(1)
+        short = re.search(r"^\s*shorttitle\s*=\s*\{\{?(.*?)\}?\},?\s*$", entry, re.M)
+        assert short, f"{key} names no author: give it a shorttitle for in-text citations"
+        assert len(short.group(1)) <= 30, f"{key}: shorttitle {short.group(1)!r} is long"

@@ -24,6 +24,8 @@ Small things that a configuration value cannot do:
 * Every exercise ends with a link to its solution, found in sphinx-exercise's
   registry (the solution directive names its exercise), so no page has to
   keep such links by hand.
+* Citations of a source without an author by its short title
+  (``dtree_author_year``, below).
 * Every display equation numbered in its page's order, as JupyterLab's MyST
   renderer numbers them, so that an equation has one number in both.
 * The student edition (``dtree_edition = "student"``, set by ``make
@@ -33,8 +35,14 @@ Small things that a configuration value cannot do:
 
 import importlib
 import re
+from dataclasses import dataclass, field
 
 import dtree
+import pybtex.style.template as bibtemplate
+from sphinxcontrib.bibtex.plugin import register_plugin
+from sphinxcontrib.bibtex.style.referencing import PersonStyle
+from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
+from sphinxcontrib.bibtex.style.template import names
 
 
 def add_dtree_version(app, config):
@@ -223,6 +231,43 @@ def number_every_display_equation(app, doctree):
         node["number"] = number
         if node.get("label"):
             domain.equations[node["label"]] = (app.env.docname, number)
+
+
+@bibtemplate.node
+def _author_or_editor_or_short_title(children, data, **kwargs):
+    """The author (or editor), else the entry's ``shorttitle``, else its title, in italics."""
+    assert not children
+    t = bibtemplate
+    return t.first_of[
+        t.optional[names("author", **kwargs)],
+        t.optional[names("editor", **kwargs)],
+        t.optional[t.tag("em")[t.field("shorttitle")]],
+        t.tag("em")[t.field("title")],
+    ].format_data(data)
+
+
+@dataclass
+class _ShortTitlePersonStyle(PersonStyle):
+    def author_or_editor_or_title(self, full):
+        return _author_or_editor_or_short_title(
+            sep=self.sep, sep2=self.sep2, last_sep=self.last_sep,
+            other=None if full else self.other)
+
+
+@dataclass
+class ShortTitleAuthorYearStyle(AuthorYearReferenceStyle):
+    """sphinxcontrib-bibtex's ``author_year`` citations, with one change: a
+    source without author or editor is cited by its BibTeX ``shorttitle``
+    (biblatex's field) where it has one, not by its whole title.  The Chinese
+    lecture notes name no author; their in-text citations read "(*GrowTree
+    notes*, undated)", and the bibliography gives the full title.  Selected by
+    ``bibtex_reference_style: dtree_author_year`` in _config.yml."""
+
+    person: PersonStyle = field(default_factory=_ShortTitlePersonStyle)
+
+
+register_plugin("sphinxcontrib.bibtex.style.referencing", "dtree_author_year",
+                ShortTitleAuthorYearStyle)
 
 
 def tag_edition(app, config):

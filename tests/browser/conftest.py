@@ -13,9 +13,8 @@ The browser is ``CHROMIUM`` (default ``/usr/bin/chromium``, Debian's package).
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
+import sys
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -109,21 +108,21 @@ def screenshot_dir(pytestconfig) -> Path:
     return path
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".ipynb": "application/x-ipynb+json",
-    }
-
-    def log_message(self, format, *args):  # keep pytest's output readable
-        pass
+def _book_serve_module():
+    """book/_ext/serve.py: the server of `make serve`, which the tests use too."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import serve
+    finally:
+        sys.path.pop(0)
+    return serve
 
 
 @pytest.fixture(scope="session")
 def book_server(html_dir):
-    """Serve ``html_dir`` on 127.0.0.1 at a free port; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(html_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    """Serve ``html_dir`` on 127.0.0.1 at a free port, as `make serve` does
+    (book/_ext/serve.py); yields the base URL."""
+    server = _book_serve_module().server(html_dir, quiet=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -153,8 +152,11 @@ def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
+        # Playwright hides scrollbars in headless Chromium by default; a
+        # reader sees them, and test_pages.py checks that they are shown.
         browser = playwright.chromium.launch(
-            executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True
+            executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True,
+            ignore_default_args=["--hide-scrollbars"],
         )
         try:
             yield browser

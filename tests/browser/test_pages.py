@@ -16,9 +16,15 @@ For each page (one test per page) the test checks, as a reader would see it:
   backticks, asterisks, a link or ``$`` maths that did not render);
 - every figure of the article (an image in a cell output or a figure) has a
   numbered caption ("Fig. N"), and every tree drawing's box text is at least
-  MIN_TREE_TEXT_PX high, at 1280 px and at 390 px;
+  MIN_TREE_TEXT_PX high, at 1280 px and at 390 px, and a drawing whose content
+  lies outside its box's visible area has a visible scrollbar there;
 - every code cell shown at 1280 px fits the text column (no sideways scroll);
 - at 390 px no equation number overlaps its equation;
+- on a page with Chinese text, the book's CJK web font loads and holds every
+  Chinese character shown (machines without a CJK font show it in that font);
+- every display equation is numbered, (1), (2), ... in reading order on its
+  page (as JupyterLab's MyST renderer numbers a notebook's; the JupyterLab
+  test checks the same there);
 - on a page built from a notebook, the download button offers the ``.ipynb``
   and what it serves is a valid notebook (``nbformat.validate``);
 
@@ -36,6 +42,8 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 import nbformat
+
+from tests.browser.conftest import Offline, book_pages
 
 TIMEOUT_MS = 30_000
 
@@ -165,7 +173,64 @@ WIDE_CODE = """
   .map(pre => pre.textContent.split("\\n").reduce((a, b) => a.length >= b.length ? a : b).slice(0, 60))
 """
 
-MIN_TREE_TEXT_PX = 12
+MIN_TREE_TEXT_PX = 11
+
+# Tree drawings whose content lies partly outside the visible area of the box
+# that clips them (the nearest ancestor that does not let it overflow, else the
+# article), with the height of that box's horizontal scrollbar: content out of
+# sight needs a scrollbar that is shown (Chromium draws a styled scrollbar,
+# which takes room; an overlay scrollbar, hidden until touched, takes none).
+TREE_CLIPPED = r"""
+() => [...document.querySelectorAll("article img.tree-drawing")].map(img => {
+  let box = img.parentElement;
+  while (box.tagName !== "ARTICLE" && getComputedStyle(box).overflowX === "visible")
+    box = box.parentElement;
+  const style = getComputedStyle(box);
+  const borders = parseFloat(style.borderTopWidth) + parseFloat(style.borderBottomWidth);
+  const scrollbar = ["auto", "scroll"].includes(style.overflowX)
+    ? box.offsetHeight - box.clientHeight - borders : 0;
+  const a = img.getBoundingClientRect(), b = box.getBoundingClientRect();
+  const left = b.left + box.clientLeft, right = left + box.clientWidth;
+  const hidden = box.scrollWidth > box.clientWidth + 1 || a.left < left - 1 || a.right > right + 1;
+  // The zoom button above a drawing too wide for its column
+  // (book/_static/dtree-tree-drawings.js), shown and clickable.
+  const frame = img.closest(".tree-drawing-frame");
+  const bar = frame && frame.previousElementSibling;
+  const button = bar && !bar.hidden && bar.querySelector("button.tree-drawing-zoom");
+  const affordance = Boolean(button && button.getBoundingClientRect().width > 0);
+  return {src: img.getAttribute("src"), hidden: hidden, scrollbar: scrollbar,
+          affordance: affordance,
+          shown: Math.round(Math.min(a.right, right) - Math.max(a.left, left)),
+          width: Math.round(a.width)};
+})
+"""
+
+# Chinese text of the article, rendered by the book's CJK web font: false if the
+# font does not load or lacks a character; null on a page without Chinese.
+CJK_WEB_FONT = r"""
+async () => {
+  const text = (document.querySelector("article") || document.body).innerText;
+  const cjk = [...new Set(text.match(/[　-ヿ㐀-䶿一-鿿豈-﫿＀-￯]/g) || [])].join("");
+  if (!cjk) return null;
+  const font = '16px "dtree book CJK subset"';
+  try {
+    const faces = await document.fonts.load(font, cjk);
+    return faces.length > 0 && faces.every(f => f.status === "loaded") && document.fonts.check(font, cjk);
+  } catch (error) {
+    return false;
+  }
+}
+"""
+
+# The number of every display equation of the article, in reading order (None
+# for an unnumbered one).
+EQUATION_NUMBERS = r"""
+() => [...document.querySelectorAll("article div.math")].map(div => {
+  const eqno = div.querySelector("span.eqno");
+  const match = eqno ? eqno.textContent.match(/\((\d+)\)/) : null;
+  return match ? Number(match[1]) : null;
+})
+"""
 
 # Equation numbers that overlap their equation (a wide equation on a phone).
 EQNO_OVERLAPS = """
@@ -312,6 +377,12 @@ def test_page(page_path, html_dir, book_server, offline_context, screenshot_dir)
                    if not (f["caption"] and re.match(r"Fig\. \d+", f["caption"]))]
     if uncaptioned:
         problems.append(f"figures without a numbered caption: {uncaptioned}")
+    if page.evaluate(CJK_WEB_FONT) is False:
+        problems.append("the CJK web font (dtree book CJK subset) does not load or lacks "
+                        "some of the page's Chinese characters")
+    numbers = page.evaluate(EQUATION_NUMBERS)
+    if numbers != list(range(1, len(numbers) + 1)):
+        problems.append(f"display equations numbered {numbers}, not 1 to {len(numbers)} in order")
     wide = page.evaluate(WIDE_CODE)
     if wide:
         problems.append(f"code wider than the column at 1280 px: {wide[:3]}")
@@ -319,11 +390,15 @@ def test_page(page_path, html_dir, book_server, offline_context, screenshot_dir)
              if t["px"] < MIN_TREE_TEXT_PX]
     if small:
         problems.append(f"tree drawings with box text under {MIN_TREE_TEXT_PX} px at 1280 px: {small}")
+    clipped = [f"{t['src']} ({t['shown']} of {t['width']} px shown)"
+               for t in page.evaluate(TREE_CLIPPED) if t["hidden"] and t["scrollbar"] < 6]
+    if clipped:
+        problems.append(f"tree drawings cut off at 1280 px without a visible scrollbar: {clipped}")
 
     # A phone: at 390 px nothing widens the page (it would scroll sideways),
-    # and tree drawings keep their scale (they scroll inside their box).
+    # and tree drawings stay legible (scrolling inside their box if need be).
     page.set_viewport_size({"width": 390, "height": 844})
-    page.wait_for_timeout(200)
+    page.wait_for_timeout(300)
     widths = page.evaluate(
         "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     if widths[0] > widths[1]:
@@ -332,6 +407,10 @@ def test_page(page_path, html_dir, book_server, offline_context, screenshot_dir)
              if t["px"] < MIN_TREE_TEXT_PX]
     if small:
         problems.append(f"tree drawings with box text under {MIN_TREE_TEXT_PX} px at 390 px: {small}")
+    clipped = [f"{t['src']} ({t['shown']} of {t['width']} px shown)"
+               for t in page.evaluate(TREE_CLIPPED) if t["hidden"] and t["scrollbar"] < 6]
+    if clipped:
+        problems.append(f"tree drawings cut off at 390 px without a visible scrollbar: {clipped}")
     overlaps = page.evaluate(EQNO_OVERLAPS)
     if overlaps:
         problems.append(f"at 390 px equation numbers overlap their equations: {overlaps[:5]}")
@@ -378,3 +457,52 @@ def _check_download(page, page_path: str) -> list[str]:
     if not notebook.cells:
         return [f"download: {href} has no cells"]
     return []
+
+
+def test_tree_drawings_on_a_phone(html_dir, book_server, browser):
+    """Every page with a tree drawing, on an emulated phone (390 px, touch):
+    phones draw overlay scrollbars, which stay hidden until the reader scrolls,
+    so a drawing too wide for the column must show its zoom button
+    (book/_static/dtree-tree-drawings.js); its box text is at least
+    MIN_TREE_TEXT_PX; "Fit to column" shows the whole tree within the column,
+    and a second click returns to the readable size."""
+    pages = [p for p in book_pages(html_dir)
+             if "tree-drawing" in (html_dir / p).read_text(encoding="utf-8")]
+    assert pages, "no page with a tree drawing"
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True, device_scale_factor=2)
+    context.route("**/*", Offline())
+    problems = []
+    try:
+        page = context.new_page()
+        for page_path in pages:
+            page.goto(urljoin(book_server, page_path), wait_until="load", timeout=TIMEOUT_MS)
+            page.evaluate(LOAD_IMAGES, TIMEOUT_MS)
+            page.wait_for_timeout(300)
+            for t in page.evaluate(TREE_TEXT_PX):
+                if t["px"] < MIN_TREE_TEXT_PX:
+                    problems.append(f"{page_path}: {t['src']} box text {t['px']:.1f} px")
+            drawings = page.evaluate(TREE_CLIPPED)
+            for index, t in enumerate(drawings):
+                if not t["hidden"]:
+                    continue
+                if not t["affordance"]:
+                    problems.append(f"{page_path}: {t['src']} shows {t['shown']} of "
+                                    f"{t['width']} px, with no visible scrollbar or zoom button")
+                    continue
+                button = page.locator("article img.tree-drawing").nth(index).locator(
+                    "xpath=ancestor::div[contains(@class, 'tree-drawing-frame')]"
+                    "/preceding-sibling::div[contains(@class, 'tree-drawing-bar')]//button")
+                button.click()
+                page.wait_for_timeout(100)
+                fitted = page.evaluate(TREE_CLIPPED)[index]
+                if fitted["hidden"]:
+                    problems.append(f"{page_path}: {t['src']} still cut off after "
+                                    f"'Fit to column' ({fitted['shown']} of {fitted['width']} px)")
+                button.click()
+                page.wait_for_timeout(100)
+                if page.evaluate(TREE_TEXT_PX)[index]["px"] < MIN_TREE_TEXT_PX:
+                    problems.append(f"{page_path}: {t['src']} not readable after the second click")
+    finally:
+        context.close()
+    assert not problems, "tree drawings on a phone:\n  " + "\n  ".join(problems)
