@@ -27,7 +27,8 @@ Small things that a configuration value cannot do:
 * Citations of a source without an author by its short title
   (``dtree_author_year``, below).
 * Every display equation numbered in its page's order, as JupyterLab's MyST
-  renderer numbers them, so that an equation has one number in both.
+  renderer numbers them, so that an equation has one number in both; a
+  reference to another page's equation names that page's chapter.
 * The student edition (``dtree_edition = "student"``, set by ``make
   student-book``): no solution links, and a build that contains a solution
   fails, so solutions cannot slip into the edition handed to students.
@@ -270,6 +271,26 @@ register_plugin("sphinxcontrib.bibtex.style.referencing", "dtree_author_year",
                 ShortTitleAuthorYearStyle)
 
 
+def _chapter_math_domain():
+    """Sphinx's math domain, with the chapter named in a reference to another
+    page's equation: every page numbers its equations from (1)
+    (``number_every_display_equation``), so "(3)" alone would be ambiguous
+    there; the link reads "(3) of *Impurity measures*"."""
+    from docutils import nodes
+    from sphinx.domains.math import MathDomain
+
+    class ChapterMathDomain(MathDomain):
+        def resolve_xref(self, env, fromdocname, builder, typ, target, node, contnode):
+            ref = super().resolve_xref(env, fromdocname, builder, typ, target, node, contnode)
+            docname = self.equations.get(target, (None,))[0]
+            if ref is not None and typ == "eq" and docname not in (None, fromdocname):
+                ref += nodes.Text(" of ")
+                ref += nodes.emphasis("", env.titles[docname].astext())
+            return ref
+
+    return ChapterMathDomain
+
+
 def tag_edition(app, config):
     """Tag the student edition, for ``{only} not student_edition`` blocks (``config-inited``)."""
     if config.dtree_edition not in ("full", "student"):
@@ -283,6 +304,7 @@ def setup(app):
     app.connect("config-inited", add_dtree_version)
     app.connect("config-inited", tag_edition)
     app.connect("doctree-read", number_every_display_equation)
+    app.add_domain(_chapter_math_domain(), override=True)
     app.connect("doctree-resolved", link_exercises_to_solutions)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("doctree-resolved", dotless_term_ids)

@@ -22,6 +22,8 @@ For each page (one test per page) the test checks, as a reader would see it:
 - at 390 px no equation number overlaps its equation;
 - on a page with Chinese text, the book's CJK web font loads and holds every
   Chinese character shown (machines without a CJK font show it in that font);
+- a reference to another page's equation names that page ("(3) of Impurity
+  measures");
 - every display equation is numbered, (1), (2), ... in reading order on its
   page (as JupyterLab's MyST renderer numbers a notebook's; the JupyterLab
   test checks the same there);
@@ -165,10 +167,12 @@ TREE_TEXT_PX = """
 })
 """
 
-# Code cells a reader sees (not folded): wider than their column?
+# Code cells a reader sees (not folded: a hide-input cell's code, inside
+# sphinx-togglebutton's ".hide.above-input" box, may be wider): wider than their
+# column?
 WIDE_CODE = """
 () => [...document.querySelectorAll("article div.cell_input pre")]
-  .filter(pre => pre.clientWidth > 0 && !pre.closest("details:not([open])"))
+  .filter(pre => pre.clientWidth > 0 && !pre.closest("details:not([open]), .hide.above-input"))
   .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
   .map(pre => pre.textContent.split("\\n").reduce((a, b) => a.length >= b.length ? a : b).slice(0, 60))
 """
@@ -203,6 +207,14 @@ TREE_CLIPPED = r"""
           shown: Math.round(Math.min(a.right, right) - Math.max(a.left, left)),
           width: Math.round(a.width)};
 })
+"""
+
+# References to another page's equation: their text (each page numbers its
+# equations from (1), so the chapter must be named: "(3) of Impurity measures").
+OTHER_PAGE_EQUATION_REFS = r"""
+() => [...document.querySelectorAll("article a[href*='#equation-']")]
+  .filter(a => new URL(a.href).pathname !== location.pathname)
+  .map(a => a.textContent.trim().replace(/\s+/g, " "))
 """
 
 # Chinese text of the article, rendered by the book's CJK web font: false if the
@@ -380,6 +392,10 @@ def test_page(page_path, html_dir, book_server, offline_context, screenshot_dir)
     if page.evaluate(CJK_WEB_FONT) is False:
         problems.append("the CJK web font (dtree book CJK subset) does not load or lacks "
                         "some of the page's Chinese characters")
+    unnamed = [text for text in page.evaluate(OTHER_PAGE_EQUATION_REFS)
+               if not re.fullmatch(r"\(\d+\) of \S.*", text)]
+    if unnamed:
+        problems.append(f"references to another page's equation without its chapter: {unnamed[:5]}")
     numbers = page.evaluate(EQUATION_NUMBERS)
     if numbers != list(range(1, len(numbers) + 1)):
         problems.append(f"display equations numbered {numbers}, not 1 to {len(numbers)} in order")
