@@ -75,19 +75,14 @@ def estimators(criterion, depth):
             sk.DecisionTreeRegressor(criterion=criterion, max_depth=depth, random_state=0))
 
 
-def peak_fit_mib(library, criterion, n, d, depth, block_cells=None):
+def peak_fit_mib(library, criterion, n, d, depth):
     """Peak RSS of one fit in a fresh process, above the process's RSS before the fit.
 
     The data of :func:`data` and the estimators of :func:`estimators`, measured
-    by :func:`measure_peak_fit`.  ``block_cells``, if given, replaces
-    ``dtree.splitting.BLOCK_CELLS`` in that process, at every n
-    (``SMALL_FIT_BLOCKS`` = 1; ``block_size.py``).
+    by :func:`measure_peak_fit`.
     """
-    block = ("" if block_cells is None else
-             f"import dtree.splitting\ndtree.splitting.BLOCK_CELLS = {int(block_cells)}\n"
-             "dtree.splitting.SMALL_FIT_BLOCKS = 1\n")
     return measure_peak_fit(f"""from bench_fit import data, estimators, CRITERIA
-{block}X, y = data(CRITERIA[{criterion!r}], {n}, {d})
+X, y = data(CRITERIA[{criterion!r}], {n}, {d})
 ours, theirs = estimators({criterion!r}, {depth!r})
 estimator = ours if {library!r} == "dtree" else theirs
 """)

@@ -67,15 +67,11 @@ from dtree.criteria import (
     get_criterion,
     multi_output,
 )
-from dtree.growth import GrowthParams, grow_best_first, grow_depth_first
+from dtree.growth import SPLITTERS, GrowthParams, grow_best_first, grow_depth_first, layout
 from dtree.pruning import cost_complexity_path, prune_to_alpha
 from dtree.sparse import (
-    SparseRandomSplitter,
-    SparseSplitter,
     check_sparse_X,
-    dense_to_csc,
     is_sparse,
-    mostly_zeros,
     sparse_apply,
 )
 from dtree.tree import TreeArrays
@@ -232,14 +228,10 @@ class _BaseDecisionTree(BaseEstimator):
                 X_fit = check_sparse_X(X_fit, fmt="csc")     # canonical again
         stats = criterion.sample_stats(target, weight, getattr(self, "n_classes_", None))
         del target, weight       # in stats now; free them for the growth
-        if not sparse and mostly_zeros(X_fit, stats):
-            # The sparse search grows the same tree (exact sums), faster when
-            # most values are 0 (one-hot columns, counts): dtree.sparse.
-            X_fit, sparse = dense_to_csc(X_fit), True
+        X_fit, data_layout = layout(X_fit, stats, criterion, sparse)
         grow = grow_depth_first if params.max_leaf_nodes is None else grow_best_first
         grown = grow(X_fit, stats, criterion, params, rng,
-                     splitter=(SparseRandomSplitter if self.splitter == "random"
-                               else SparseSplitter) if sparse else None)
+                     splitter=SPLITTERS[data_layout, self.splitter][0])
         del X_fit, stats         # the per-sample arrays are not needed to assemble the tree
         arrays = self._tree_arrays(grown, criterion, n_features, n_outputs, weight_exponent)
         if ccp_alpha > 0:

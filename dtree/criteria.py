@@ -1,53 +1,51 @@
 r"""Impurity criteria for CART, written on *sufficient statistics*.
 
-The sorted sweep of :mod:`dtree.splitting` scores every threshold of a node
-at once.  It can do so because each criterion needs only a few sums over the
-samples of a node, which are additive: the statistics of a left child are a
-prefix sum of per-sample statistics along the sorted feature, and those of the
-right child are the node's total minus the left.  A criterion here therefore
-subclasses :class:`Criterion`, which declares what it provides:
+The sorted sweep (:mod:`dtree.sweep`) moves a node's samples one at a time
+from its right child to its left, in increasing order of a feature.  It can
+do so in :math:`O(1)` per sample because each criterion needs only a few sums
+over the samples of a node: the statistics of the left child are a running
+sum of per-sample statistics, and those of the right child are the node's
+total minus the left.  A criterion here subclasses :class:`Criterion` and
+declares, once:
 
 * ``sample_stats`` -- the per-sample statistics, an array of shape
-  (n_stats, n_samples) (one contiguous row per statistic); for the class
-  counts, a :class:`ClassWeights` that stands for the one-hot array of shape
-  (n_classes, n_samples) without building it;
-* ``node_stats`` -- the statistics of nodes (sums of their samples');
-* ``weight(stats)`` -- the total weight of a node from its statistics;
-* ``impurity(stats)`` -- the impurity of a node from its summed statistics;
-* ``proxy(left, right)`` -- a score that ranks the splits of one node in the
-  same order as the impurity decrease, but is cheaper to compute (the
-  constant terms of the node are dropped);
-* ``value(...)`` -- what a leaf predicts;
-* ``monotonic_value``, ``middle_value``, ``check_monotonicity`` -- what
-  monotonicity constraints compare, scikit-learn's functions of the same
-  names in ``_criterion.pyx``;
-* ``additive``, ``n_swept``, ``block_cells`` -- how the sweep of
-  :mod:`dtree.splitting` treats it.
-
-Every function works on the first axis (the statistics), so one call scores
-all candidate splits of all nodes of a tree level, for a block of features.  The statistics per criterion:
+  (n_stats, n_samples); for the class counts, a :class:`ClassWeights` that
+  stands for the one-hot array of shape (n_classes, n_samples) without
+  building it;
+* the sweep's functions (:data:`Criterion.SWEEP`): ``add`` (move one sample
+  left), ``score`` (the proxy of a cut: a score that ranks the splits of one
+  node as the impurity decrease does, without the node's constant terms),
+  ``split_weights``, ``split_values`` (what monotonicity constraints
+  compare), ``reset``, ``prepare`` and ``add_rest`` -- plain functions that
+  Numba compiles for the sweep, and that the tests and the book run as
+  written;
+* ``node_stats``, ``weight``, ``impurity``, ``proxy``, ``value`` -- the same
+  quantities on arrays of nodes (statistics along the first axis), for the
+  growth, the tree's arrays and pruning;
+* ``monotonic_value``, ``middle_value``, ``check_monotonicity`` --
+  scikit-learn's functions of the same names in ``_criterion.pyx``.
 
 ============== ================================ ===================================
 criterion       statistics per sample            impurity of a node (weights w)
 ============== ================================ ===================================
 gini            :math:`w\,e_{y}` (K columns)     :math:`1 - \sum_k (c_k/W)^2`
 entropy         :math:`w\,e_{y}` (K columns)     :math:`-\sum_k (c_k/W) \log_2 (c_k/W)`
+misclassif.     :math:`w\,e_{y}` (K columns)     :math:`1 - \max_k c_k/W`
 squared_error   :math:`(w, wy, wy^2)`            :math:`\overline{y^2} - \bar y^2`
 poisson         :math:`(w, wy, w\,y\ln y)`       :math:`\frac{1}{W}\sum w\, y \ln(y/\bar y)`
 ============== ================================ ===================================
 
 (:math:`e_y` is the one-hot vector of the class, :math:`c_k` the weighted
 count of class :math:`k` and :math:`W` the total weight.)  The absolute error
-is not additive: :class:`AbsoluteError` computes the weighted medians and
-absolute deviations of nodes and children with :mod:`dtree.order_statistics`,
-and scores the cuts of a block itself (``children_score``, ``node_stats``).
+is not a sum of per-sample statistics: :class:`AbsoluteError`'s sweep keeps
+the node's samples ranked by target and finds each child's weighted median.
 The formulas are those of scikit-learn's ``_criterion.pyx``, so that the two
 libraries rank candidate splits identically.
 """
 
 from __future__ import annotations
 
-import copy
+import math
 
 import numpy as np
 
@@ -55,6 +53,8 @@ __all__ = ["CLASSIFICATION_CRITERIA", "REGRESSION_CRITERIA", "Criterion", "get_c
 
 # Below this, an impurity counts as zero (scikit-learn's EPSILON).
 EPSILON = np.finfo(np.float64).eps
+# The sweep's class codes of a regression: none (one type for every criterion).
+_NO_CODES = np.zeros((0, 1), dtype=np.intp)
 
 
 def _running_sums_exact(total, n_sums=1) -> bool:
@@ -142,19 +142,6 @@ class ClassWeights:
         # order of summation gives the same float.
         self.exact_sums = self.weight is None or bool(
             np.all(weight == np.round(weight)) and weight.sum() < 2.0**53)
-
-    def relabelled(self, codes, n_classes):
-        """The same weights under new class codes ``0 .. n_classes - 1`` (a shallow copy).
-
-        ``codes`` of shape (n_samples,) replaces :attr:`codes`; the weights and
-        :attr:`exact_sums` are shared.  For :func:`dtree.splitting.best_splits`,
-        which renumbers the classes present in each node.
-        """
-        out = copy.copy(self)
-        out.codes = np.asarray(codes).astype(np.min_scalar_type(max(int(n_classes) - 1, 0)),
-                                             copy=False)
-        out.shape = (int(n_classes), out.codes.shape[0])
-        return out
 
     def _weights_of(self, samples):
         return 1.0 if self.weight is None else self.weight[samples]
@@ -263,12 +250,10 @@ class Criterion:
     r"""What a CART criterion provides to the split search and the growth.
 
     A criterion is used as a class (its methods are static or class
-    methods); :mod:`dtree.splitting` and :mod:`dtree.growth` call only what is
-    declared here.  A criterion is *additive* when the statistics of a node are
-    the sum of its samples' (class weights, :math:`(w, wy, wy^2)`): the sweep
-    then scores every cut by prefix sums and :meth:`proxy`.  A criterion that
-    is not (the absolute error) provides :meth:`node_stats` and
-    :meth:`children_score` instead of sums.
+    methods); :mod:`dtree.sweep`, :mod:`dtree.splitting` and
+    :mod:`dtree.growth` call only what is declared here.  A new criterion is
+    a subclass and an entry of :data:`CLASSIFICATION_CRITERIA` or
+    :data:`REGRESSION_CRITERIA`; its sweep functions run compiled.
 
     Attributes
     ----------
@@ -277,14 +262,9 @@ class Criterion:
     is_classification : bool
         Whether the statistics are class weights (a leaf predicts class
         fractions) rather than those of a numeric target.
-    additive : bool, default=True
-        Whether node statistics are sums of per-sample statistics.
     n_swept : int or None, default=None
-        How many leading statistics (rows) :meth:`proxy` and :meth:`weight`
-        read; the sweep sums only those.  ``None``: all.
-    block_cells : int or None, default=None
-        (feature, position) cells the sweep scores at once; ``None``:
-        ``dtree.splitting.BLOCK_CELLS``.
+        How many leading statistics (rows) the sweep adds up (``sweep_data``).
+        ``None``: all.
     MONOTONIC_ROW : int or None, default=None
         The statistic whose ratio to the weight is :meth:`monotonic_value`
         (read by the default :meth:`middle_value`).
@@ -292,9 +272,7 @@ class Criterion:
 
     name: str
     is_classification: bool
-    additive = True
     n_swept = None
-    block_cells = None
     MONOTONIC_ROW = None
 
     @staticmethod
@@ -460,32 +438,84 @@ class Criterion:
                     & (value_left <= upper) & (value_right <= upper)
                     & ((value_left - value_right) * monotonic_cst <= 0))
 
-    @staticmethod
-    def children_score(stats, O, starts, sizes, cand, min_weight_leaf=0.0):
-        """A non-additive criterion's proxy at every candidate cut of a block, shape (b, m).
+    # -- The sorted sweep's declaration (dtree.sweep) ------------------------
+    # Plain functions of floats and arrays, which dtree.sweep calls through
+    # the name ``criterion`` and Numba compiles.  ``left`` is the left child's
+    # running statistics, ``total`` the node's (right = total - left);
+    # ``codes``, ``floats`` and ``layout`` come from sweep_data, ``state``
+    # from sweep_state.
 
-        Parameters
-        ----------
-        stats : ndarray of shape (n_stats, n_samples)
-            Per-sample statistics.
-        O : ndarray of shape (b, m), int
-            For each of ``b`` features, the samples of the segments in the
-            feature's order.
-        starts, sizes : ndarray of shape (n_segments,), int
-            The segments of ``O``'s rows.
-        cand : ndarray of shape (b, m), bool
-            The candidate cuts (after position p of a segment).
-        min_weight_leaf : float
-            Cuts leaving a child lighter are no candidates.
+    #: Whether a sparse ``X`` is searched as it is (:func:`dtree.sweep.sweep_sparse`).
+    sparse_search = True
 
-        Returns
-        -------
-        ndarray of shape (b, m)
-            The proxy of every candidate cut, -inf elsewhere.
+    #: The names of the declaration, each a static method.
+    SWEEP = ("prepare", "reset", "add", "add_rest", "split_weights", "split_values", "score")
+
+    @classmethod
+    def sweep_functions(cls):
+        """The declaration's functions, by name (:data:`SWEEP`)."""
+        return {name: getattr(cls, name) for name in cls.SWEEP}
+
+    @classmethod
+    def sweep_key(cls):
+        """What identifies the compiled search of this criterion: its functions and their owner."""
+        functions = cls.sweep_functions()
+        return (cls.score.__qualname__.split(".")[0],) + tuple(functions.values())
+
+    @classmethod
+    def sweep_data(cls, stats):
+        """The per-sample arrays the sweep reads: ``(codes, floats, layout)``.
+
+        For a regression, ``floats`` is the first ``n_swept`` rows of
+        ``stats`` (n_stats, n_samples), ``codes`` empty and ``layout`` the
+        number of outputs ``[m]``.
         """
-        raise NotImplementedError("an additive criterion is scored with proxy")
+        rows = stats.shape[0] if cls.n_swept is None else cls.n_swept
+        floats = np.ascontiguousarray(stats[:rows], dtype=np.float64)
+        return _NO_CODES, floats, np.array([getattr(cls, "n_outputs", 1)], dtype=np.intp)
 
+    @classmethod
+    def sweep_state(cls, stats):
+        """The sweep's working arrays (a tuple; none here)."""
+        return (np.zeros(0),)
 
+    @staticmethod
+    def prepare(state, samples, total, codes, floats, layout):
+        """Make ``state`` ready for the node of ``samples`` (once per node)."""
+
+    @staticmethod
+    def reset(left, state, layout, samples):
+        """Empty the left child before the sweep of a feature (``samples``: the
+        node's samples in the feature's order)."""
+        for k in range(left.shape[0]):
+            left[k] = 0.0
+
+    @staticmethod
+    def add(left, state, codes, floats, s):
+        """Move sample ``s`` from the right child to the left: ``left += stats[:, s]``."""
+        for k in range(floats.shape[0]):
+            left[k] += floats[k, s]
+
+    @staticmethod
+    def add_rest(left, total, stored):
+        """Move the samples of ``total - stored`` left (a sparse node's zeros, summed as one)."""
+        for k in range(left.shape[0]):
+            left[k] += total[k] - stored[k]
+
+    @staticmethod
+    def split_weights(left, total, layout):
+        """The children's weights :math:`(W_L, W_R)`."""
+        return left[0], total[0] - left[0]
+
+    @staticmethod
+    def split_values(left, total, state, layout):
+        """The children's values that a monotonicity constraint compares: their means."""
+        return left[1] / left[0], (total[1] - left[1]) / (total[0] - left[0])
+
+    @staticmethod
+    def score(left, total, state, layout):
+        """The proxy of the cut (:meth:`proxy`, for one cut)."""
+        raise NotImplementedError
 class Gini(Criterion):
     """Gini impurity on weighted class counts (Breiman et al. 1984, section 4.3)."""
 
@@ -534,6 +564,60 @@ class Gini(Criterion):
     def value(counts):
         return counts
 
+    @classmethod
+    def sweep_data(cls, stats):
+        """``codes`` (n_outputs, n_samples): each sample's row of the class weights
+        in each output; ``floats`` (1, n_samples) its weight; ``layout`` each
+        output's first row, then the number of rows."""
+        outputs = getattr(stats, "outputs", [stats])
+        edges = getattr(stats, "edges", [0, stats.shape[0]])
+        codes = np.empty((len(outputs), stats.shape[1]), dtype=np.intp)
+        for k, output in enumerate(outputs):
+            codes[k] = output.codes
+            codes[k] += int(edges[k])
+        weight = np.ones(stats.shape[1]) if stats.weight is None else stats.weight
+        return codes, weight.reshape(1, -1), np.asarray(edges, dtype=np.intp)
+
+    @staticmethod
+    def add(left, state, codes, floats, s):
+        # the sample's weight onto its class, in every output
+        for o in range(codes.shape[0]):
+            left[codes[o, s]] += floats[0, s]
+
+    @staticmethod
+    def split_weights(left, total, layout):
+        # W: the first output's class weights summed
+        w_left, w_right = 0.0, 0.0
+        for k in range(layout[1]):
+            w_left += left[k]
+            w_right += total[k] - left[k]
+        return w_left, w_right
+
+    @staticmethod
+    def split_values(left, total, state, layout):
+        # the fraction of the first class (scikit-learn's classes_[0])
+        w_left, w_right = 0.0, 0.0
+        for k in range(layout[1]):
+            w_left += left[k]
+            w_right += total[k] - left[k]
+        return left[0] / w_left, (total[0] - left[0]) / w_right
+
+    @staticmethod
+    def score(left, total, state, layout):
+        # -W_R Gini(R) - W_L Gini(L), Gini = 1 - sum_k c_k^2 / (m W^2) over m outputs
+        m = layout.shape[0] - 1
+        w_left, w_right, q_left, q_right = 0.0, 0.0, 0.0, 0.0
+        for k in range(total.shape[0]):
+            c_left = left[k]
+            c_right = total[k] - c_left
+            if k < layout[1]:
+                w_left += c_left
+                w_right += c_right
+            q_left += c_left * c_left
+            q_right += c_right * c_right
+        return (-((1.0 - q_right / (w_right * w_right * m)) * w_right)
+                - (1.0 - q_left / (w_left * w_left * m)) * w_left)
+
     MONOTONIC_ROW = 0    # the weight of the first class
 
     @staticmethod
@@ -548,6 +632,28 @@ class Entropy(Gini):
     """Shannon entropy in bits on weighted class counts (Quinlan 1986)."""
 
     name = "entropy"
+
+    @staticmethod
+    def score(left, total, state, layout):
+        # -W_R H(R) - W_L H(L), H = -sum_k p_k log2 p_k (the mean over m outputs)
+        m = layout.shape[0] - 1
+        w_left, w_right = 0.0, 0.0
+        for k in range(layout[1]):
+            w_left += left[k]
+            w_right += total[k] - left[k]
+        h_left, h_right = 0.0, 0.0             # sum_k p_k log2 p_k, outputs added
+        for o in range(m):
+            a_left, a_right = 0.0, 0.0
+            for k in range(layout[o], layout[o + 1]):
+                p = left[k] / w_left
+                if p > 0:
+                    a_left += p * math.log2(p)
+                p = (total[k] - left[k]) / w_right
+                if p > 0:
+                    a_right += p * math.log2(p)
+            h_left = a_left if o == 0 else h_left + a_left
+            h_right = a_right if o == 0 else h_right + a_right
+        return -(w_right * (-h_right / m + 0.0)) - w_left * (-h_left / m + 0.0)
 
     @classmethod
     def weighted_impurity(cls, counts):
@@ -567,6 +673,58 @@ class Entropy(Gini):
             terms = _p_log2_p(p)                               # p_k log2 p_k, shape of counts
         # -sum_k p_k log2 p_k (+ 0.0 turns -0.0 into 0.0)
         return -_sum_over_classes(terms) + 0.0
+
+
+class Misclassification(Gini):
+    r"""Misclassification error :math:`E = 1 - \max_k p_k` on weighted class counts.
+
+    The impurity of Part I (Breiman et al. 1984, section 4.1): a node's
+    error rate when it predicts its majority class.  It is not strictly
+    concave, and the impurity chapter proves the weakness that follows: a
+    split can lower the error of neither child's majority and so show no
+    decrease while Gini or entropy shows one.  scikit-learn has no such
+    criterion; ``criterion="misclassification"`` grows those trees.  The
+    proxy is :math:`-W_L E(L) - W_R E(R) = \max_k L_k + \max_k R_k - W_t`
+    (the mean over the outputs of several).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[3.0, 2.0], [1.0, 2.0]])      # two nodes, two classes
+    >>> Misclassification.impurity(counts).tolist()
+    [0.25, 0.5]
+    """
+
+    name = "misclassification"
+
+    @staticmethod
+    def impurity(counts):
+        # 1 - max_k c_k / W
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 1.0 - counts.max(axis=0) / counts.sum(axis=0)
+
+    @staticmethod
+    def weighted_impurity(counts):
+        """W E = W - max_k c_k."""
+        return counts.sum(axis=0) - counts.max(axis=0)
+
+    @staticmethod
+    def score(left, total, state, layout):
+        # -(W_R - mean_o max_k R_k) - (W_L - mean_o max_k L_k)
+        m = layout.shape[0] - 1
+        w_left, w_right = 0.0, 0.0
+        for k in range(layout[1]):
+            w_left += left[k]
+            w_right += total[k] - left[k]
+        top_left, top_right = 0.0, 0.0
+        for o in range(m):
+            best_left, best_right = 0.0, 0.0
+            for k in range(layout[o], layout[o + 1]):
+                best_left = max(best_left, left[k])
+                best_right = max(best_right, total[k] - left[k])
+            top_left += best_left
+            top_right += best_right
+        return -(w_right - top_right / m) - (w_left - top_left / m)
 
 
 class SquaredError(Criterion):
@@ -601,6 +759,19 @@ class SquaredError(Criterion):
     def value(stats):
         return stats[1:2] / stats[0:1]
 
+    @staticmethod
+    def score(left, total, state, layout):
+        # sum_k S_L,k^2 / W_L + sum_k S_R,k^2 / W_R over the m outputs
+        w_left = left[0]
+        w_right = total[0] - w_left
+        q_left, q_right = 0.0, 0.0
+        for k in range(1, 1 + layout[0]):
+            s_left = left[k]
+            s_right = total[k] - s_left
+            q_left = s_left * s_left if k == 1 else q_left + s_left * s_left
+            q_right = s_right * s_right if k == 1 else q_right + s_right * s_right
+        return q_left / w_left + q_right / w_right
+
     MONOTONIC_ROW = 1    # the weighted sum of y
 
     @staticmethod
@@ -630,6 +801,23 @@ class Poisson(SquaredError):
         return np.where(s <= EPSILON, np.inf, result)
 
     @staticmethod
+    def score(left, total, state, layout):
+        # sum over outputs of S_L log2(S_L / W_L) + S_R log2(S_R / W_R); a child
+        # of an output summing to at most EPSILON forbids the cut (-inf)
+        w_left = left[0]
+        w_right = total[0] - w_left
+        score = 0.0
+        for k in range(1, 1 + layout[0]):
+            s_left = left[k]
+            s_right = total[k] - s_left
+            if s_left <= EPSILON or s_right <= EPSILON:
+                term = -math.inf
+            else:
+                term = s_left * math.log2(s_left / w_left) + s_right * math.log2(s_right / w_right)
+            score = term if k == 1 else score + term
+        return score
+
+    @staticmethod
     def proxy(left, right):
         # -S_L ln(mean_L) - S_R ln(mean_R) ranks like the deviance decrease;
         # children with a non-positive sum are forbidden (-inf).
@@ -638,6 +826,11 @@ class Poisson(SquaredError):
             score = (s_left * np.log2(s_left / left[0])
                      + s_right * np.log2(s_right / right[0]))
         return np.where((s_left <= EPSILON) | (s_right <= EPSILON), -np.inf, score)
+
+
+def _weighted_median(state, k, on_left, weight):
+    """Placeholder of :meth:`AbsoluteError._weighted_median` (bound by the sweep)."""
+    return AbsoluteError._weighted_median(state, k, on_left, weight)
 
 
 class AbsoluteError(Criterion):
@@ -649,26 +842,18 @@ class AbsoluteError(Criterion):
     weight reaches :math:`W/2`, or the midpoint of it and the next value if
     the cumulative weight is exactly :math:`W/2`; Breiman et al. 1984, section
     8.11).  The proxy of a split is :math:`-(D_L + D_R)`, minus the children's
-    sums of absolute deviations, i.e. :math:`-W_L i(L) - W_R i(R)`; the sweep
-    computes it with :meth:`children_score` (the children's statistics are
-    never materialised), :meth:`proxy` from statistics at hand.
+    sums of absolute deviations, i.e. :math:`-W_L i(L) - W_R i(R)`.
 
-    Medians are not sums, so this criterion is not additive: its per-sample
-    statistics are (w, y) and a node's statistics (W, median, D)
-    come from sorting for nodes (:func:`dtree.order_statistics.segment_medians`)
-    and from a wavelet matrix for the children of every candidate split
-    (:class:`dtree.order_statistics.RangeDeviations`), or, where every sum is
-    an exact float (whole weights, targets of few binary digits), from
-    Fenwick trees swept along each feature (:func:`dtree.kernels.search_deviations`,
-    the same proxies).
+    Medians are not sums: the per-sample statistics are (w, y), a node's
+    statistics (W, median, D) come from sorting the node
+    (:func:`dtree.order_statistics.segment_medians`), and the sweep keeps the
+    node's samples ranked by target, finds each child's weighted median by
+    scikit-learn's rule and sums :math:`D` over the child's samples, as
+    scikit-learn's ``MAE`` does: :math:`O(n)` per cut.
     """
 
     name = "absolute_error"
     is_classification = False
-    additive = False
-    block_cells = 1 << 12    # cells of a block of features, scored in one wavelet descent
-    QUERY_CHUNK = 1 << 12    # ranges per descent in a longer column: ~150 bytes of memory each
-    MAX_DESCENTS = 5         # ... unless that takes more descents (each rebuilds the levels)
 
     @staticmethod
     def sample_stats(y, weight, n_classes=None):
@@ -701,9 +886,7 @@ class AbsoluteError(Criterion):
     def proxy(left, right):
         """:math:`-(D_L + D_R)` from the children's (W, median, D), shape ``left.shape[1:]``.
 
-        For a split whose children's statistics are at hand (the reference
-        splitter of :mod:`dtree.splitting`); the sweep never builds them and
-        scores its cuts with :meth:`children_score`.
+        For splits whose children's statistics are at hand.
         """
         return -(left[2] + right[2])
 
@@ -714,108 +897,107 @@ class AbsoluteError(Criterion):
 
         return segment_medians(stats[1, samples], stats[0, samples], starts)
 
+    # The sweep, as scikit-learn's MAE computes it: each child's weighted
+    # median from the node's samples in increasing order of the target, and
+    # D = sum_i w_i |y_i - median| summed over the child's samples in the
+    # feature's order: O(n) per cut (scikit-learn's cost too), its floats.
+    SWEEP = Criterion.SWEEP + ("_weighted_median",)
+    sparse_search = False       # a node's zeros are samples to rank, one by one
+
     @staticmethod
-    def children_score(stats, O, starts, sizes, cand, min_weight_leaf=0.0):
-        """The proxy :math:`-(D_L + D_R)` at every candidate cut, -inf elsewhere, shape (b, m).
+    def add_rest(left, total, stored):
+        raise NotImplementedError("the absolute error searches a dense X")
 
-        Row ``i`` of ``O`` holds the segments in the order of one feature; the
-        cut after position ``p`` of a segment makes ``[start, p]`` the left and
-        ``(p, end)`` the right child.  A cut leaving a child lighter than
-        ``min_weight_leaf`` is no candidate.
+    @classmethod
+    def sweep_data(cls, stats):
+        """``floats``: the weight and targets of each sample, (1 + m, n_samples)."""
+        floats = np.ascontiguousarray(stats, dtype=np.float64)
+        return _NO_CODES, floats, np.array([stats.shape[0] - 1], dtype=np.intp)
 
-        A block of at most ``block_cells`` cells is scored in one wavelet
-        descent.  A longer block (one feature's column of a large level) is
-        scored in descents over ``QUERY_CHUNK // 2`` positions at a time (two
-        ranges per cut), or over a fifth of it (``MAX_DESCENTS``) if that is
-        more: each descent rebuilds the column's wavelet levels, O(m log m), so
-        their number stays bounded, while the ranges' working memory stays a
-        fraction of the O(m) tables the column needs anyway.
-        """
-        from dtree.order_statistics import RangeDeviations, segment_ranks
+    @classmethod
+    def sweep_state(cls, stats):
+        """The node's samples by target (per output), the feature's order, who is
+        left, the counts (left, node) and the samples' weights and targets."""
+        m, n = stats.shape[0] - 1, stats.shape[1]
+        return (np.zeros((m, n), dtype=np.intp), np.zeros(n, dtype=np.intp),
+                np.zeros(n, dtype=np.bool_), np.zeros(2, dtype=np.intp),
+                np.ascontiguousarray(stats, dtype=np.float64))
 
-        b, m = O.shape
-        # Every row holds the same samples per segment: rank their targets
-        # within the segment once (fewer wavelet levels than global ranks).
-        by_y, local = segment_ranks(stats[1, O[0]], starts, sizes)
-        rank_of = np.empty(stats.shape[1], dtype=np.int32)
-        rank_of[O[0]] = local
-        unit = bool(np.all(stats[0, O[0]] == 1.0))        # no sample_weight: counts
-        deviations = RangeDeviations(rank_of[O], None if unit else stats[0, O], stats[1, O],
-                                     None if unit else stats[0, O[0, by_y]],
-                                     stats[1, O[0, by_y]])
-        del rank_of, by_y, local
+    @staticmethod
+    def prepare(state, samples, total, codes, floats, layout):
+        # the node's samples in increasing order of each target (stable)
+        by_target, in_order, is_left, counts, values = state
+        size = samples.shape[0]
+        counts[1] = size
+        targets = np.empty(size)
+        for k in range(layout[0]):
+            for i in range(size):
+                targets[i] = floats[1 + k, samples[i]]
+            ranked = np.argsort(targets, kind="mergesort")
+            for i in range(size):
+                by_target[k, i] = samples[ranked[i]]
 
-        score = np.full(b * m, -np.inf)
-        # Positions per descent (see the docstring).
-        if b * m <= AbsoluteError.block_cells:
-            step = b * m
-        else:
-            step = max(AbsoluteError.QUERY_CHUNK // 2, -(-b * m // AbsoluteError.MAX_DESCENTS))
-        flat_cand = cand.ravel()
-        # A long column's ranges hold int32 positions (half the memory); a
-        # small block's hold intp (NumPy gathers faster with native indices).
-        long_column = b * m > AbsoluteError.block_cells and b * (m + 1) < 2**31
-        index = np.int32 if long_column else np.intp
-        starts_i, sizes_i = starts.astype(index), sizes.astype(index)
-        for lo in range(0, flat_cand.size, step):
-            idx = np.flatnonzero(flat_cand[lo:lo + step]) + lo    # flat positions in (b, m)
-            if not idx.size:
+    @staticmethod
+    def reset(left, state, layout, samples):
+        # every sample right, in the feature's order
+        by_target, in_order, is_left, counts, values = state
+        for k in range(left.shape[0]):
+            left[k] = 0.0
+        counts[0] = 0
+        for i in range(samples.shape[0]):
+            in_order[i] = samples[i]
+            is_left[samples[i]] = False
+
+    @staticmethod
+    def add(left, state, codes, floats, s):
+        by_target, in_order, is_left, counts, values = state
+        is_left[s] = True
+        counts[0] += 1
+        left[0] += floats[0, s]
+
+    @staticmethod
+    def _weighted_median(state, k, on_left, weight):
+        # scikit-learn's rule: the first target whose cumulative weight reaches
+        # W/2, or its midpoint with the next if the cumulative weight is W/2
+        by_target, in_order, is_left, counts, values = state
+        half, cumulative, median, exactly_half = weight / 2.0, 0.0, 0.0, False
+        for i in range(counts[1]):
+            s = by_target[k, i]
+            if is_left[s] != on_left:
                 continue
-            row, p = np.divmod(idx.astype(index), index(m))
-            seg = np.searchsorted(starts_i, p, side="right") - 1
-            start = starts_i[seg]
-            # Left child [start, p], right child (p, end) of the cut after p.
-            W, D = deviations(np.tile(row, 2), np.concatenate([start, p + 1]),
-                              np.concatenate([p + 1, start + sizes_i[seg]]), np.tile(start, 2))
-            k = idx.size
-            ok = (W[:k] >= min_weight_leaf) & (W[k:] >= min_weight_leaf)
-            score[idx] = np.where(ok, -(D[:k] + D[k:]), -np.inf)
-        return score.reshape(b, m)
-
+            y = values[1 + k, s]
+            if exactly_half:
+                return (median + y) / 2.0
+            cumulative += values[0, s]
+            if cumulative >= half:
+                median = y
+                if cumulative != half:
+                    return median
+                exactly_half = True
+        return median
 
     @staticmethod
-    def children_medians(stats, O, starts, sizes, row, p):
-        """The weighted medians of the two children of the cuts after positions ``p`` of rows ``row``.
+    def split_values(left, total, state, layout):
+        # the children's weighted medians of the first output
+        return (_weighted_median(state, 0, True, left[0]),
+                _weighted_median(state, 0, False, total[0] - left[0]))
 
-        The cut after position ``p`` of a segment of row ``row`` of ``O``
-        (shape (b, m), the segments ``starts``, ``sizes`` in the order of a
-        feature, as in :meth:`children_score`) makes ``[start, p]`` the left
-        and ``(p, end)`` the right child.  Returns an array of shape (2, k) for
-        the ``k`` cuts: the left and right children's medians, by the rule of
-        :func:`dtree.order_statistics.segment_medians` (scikit-learn's
-        ``WeightedMedianCalculator``): the lowest value whose cumulative
-        weight reaches :math:`W/2`, or the midpoint of it and the lowest
-        value whose cumulative weight exceeds :math:`W/2` if it reaches it
-        exactly.  The medians are what a monotonicity constraint compares
-        (scikit-learn's ``MAE.check_monotonicity``); both come from one
-        wavelet descent each (:func:`dtree.order_statistics.lowest_reaching`).
-        """
-        from dtree.order_statistics import lowest_reaching, segment_ranks
-
-        b, m = O.shape
-        by_y, local = segment_ranks(stats[1, O[0]], starts, sizes)
-        rank_of = np.empty(stats.shape[1], dtype=np.intp)
-        rank_of[O[0]] = local
-        y_by_rank = stats[1, O[0, by_y]]     # the target of rank x in segment c: [start_c + x]
-        weight, y = stats[0, O], stats[1, O]
-        prefix = np.zeros((b, m + 1))
-        np.cumsum(weight, axis=1, out=prefix[:, 1:])
-        seg = np.searchsorted(starts, p, side="right") - 1
-        start = starts[seg]
-        rows = np.tile(row, 2)
-        lo = np.concatenate([start, p + 1])               # left child [start, p], right (p, end)
-        hi = np.concatenate([p + 1, start + sizes[seg]])
-        half = (prefix[rows, hi] - prefix[rows, lo]) / 2.0     # W / 2 of each child
-        ranks = rank_of[O]
-        first, _, _ = lowest_reaching(ranks, weight, weight * y, rows, lo, hi, half)
-        # The lowest value whose cumulative weight exceeds W/2 (>= the next float).
-        after, _, _ = lowest_reaching(ranks, weight, weight * y, rows, lo, hi,
-                                      np.nextafter(half, np.inf))
-        base = np.tile(start, 2)
-        low, high = y_by_rank[base + first], y_by_rank[base + after]
-        # Exactly W/2 up to `first`: the midpoint with the next value.
-        median = np.where(after != first, (low + high) / 2.0, low)
-        return median.reshape(2, -1)
+    @staticmethod
+    def score(left, total, state, layout):
+        # -(D_L + D_R), each output's deviations summed, in the feature's order
+        by_target, in_order, is_left, counts, values = state
+        n_left, size = counts[0], counts[1]
+        d_left, d_right = 0.0, 0.0
+        for k in range(layout[0]):
+            median = _weighted_median(state, k, True, left[0])
+            for i in range(n_left):
+                s = in_order[i]
+                d_left += values[0, s] * abs(values[1 + k, s] - median)
+            median = _weighted_median(state, k, False, total[0] - left[0])
+            for i in range(n_left, size):
+                s = in_order[i]
+                d_right += values[0, s] * abs(values[1 + k, s] - median)
+        return -(d_left + d_right)
 
 
 class FriedmanMSE(SquaredError):
@@ -855,6 +1037,18 @@ class FriedmanMSE(SquaredError):
         diff = w_right * left[1] - w_left * right[1]
         with np.errstate(divide="ignore", invalid="ignore"):
             return diff * diff / (w_left * w_right)
+
+    @staticmethod
+    def score(left, total, state, layout):
+        # d^2 / (W_L W_R), d = W_R S_L - W_L S_R, S summed over the outputs
+        w_left = left[0]
+        w_right = total[0] - w_left
+        s_left, s_right = left[1], total[1] - left[1]
+        for k in range(2, 1 + layout[0]):
+            s_left += left[k]
+            s_right += total[k] - left[k]
+        diff = w_right * s_left - w_left * s_right
+        return diff * diff / (w_left * w_right)
 
     @classmethod
     def improvement(cls, totals, impurity, left, right, total_weight):
@@ -903,6 +1097,11 @@ class _MultiOutputClassification:
         # after another (W, the same for every output, computed once)
         total = cls.weight(counts)
         with np.errstate(divide="ignore", invalid="ignore"):
+            if cls.base is Misclassification:     # the mean of 1 - max_c c / W
+                error = 0.0
+                for rows in cls.blocks:
+                    error = error + (1.0 - counts[rows].max(axis=0) / total)
+                return error / cls.n_outputs
             if cls.base is Gini:
                 # 1 - sum_k sum_c c^2 / (m W^2): the mean of the outputs' 1 - sum_c c^2 / W^2
                 squares = _sum_over_classes(np.square(counts))
@@ -1051,18 +1250,6 @@ class _MultiOutputRegression:
                       for k in range(m)]
         return np.vstack([per_output[0][:1]] + [s[1:2] for s in per_output]
                          + [s[2:3] for s in per_output])
-
-    @classmethod
-    def children_score(cls, stats, O, starts, sizes, cand, min_weight_leaf=0.0):
-        # the outputs' -(D_L + D_R), summed (-inf stays -inf)
-        score = AbsoluteError.children_score(stats[[0, 1]], O, starts, sizes, cand,
-                                             min_weight_leaf)
-        for k in range(1, cls.n_outputs):
-            score += AbsoluteError.children_score(stats[[0, 1 + k]], O, starts, sizes, cand,
-                                                  min_weight_leaf)
-        return score
-
-
 _MULTI_OUTPUT = {}
 
 
@@ -1117,7 +1304,8 @@ def multi_output(criterion, n_outputs, n_classes=None):
     return _MULTI_OUTPUT[key]
 
 
-CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy}
+CLASSIFICATION_CRITERIA = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy,
+                           "misclassification": Misclassification}
 REGRESSION_CRITERIA = {"squared_error": SquaredError, "absolute_error": AbsoluteError,
                        "poisson": Poisson, "friedman_mse": FriedmanMSE}
 

@@ -43,18 +43,99 @@ estimator makes the others from each node's criterion statistics.
 
 from __future__ import annotations
 
+import contextvars
 import heapq
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
-from dtree import kernels
+from dtree import kernels, sweep
 from dtree.criteria import (EPSILON, AbsoluteError, ClassWeights, Entropy, FriedmanMSE, Gini,
-                            Poisson, SquaredError, _running_sums_exact)
+                            Poisson, SquaredError)
 from dtree.splitting import (_KERNEL_OUTPUTS, _NO_CODES, _NO_FLOATS, _NO_STATS, BestSplitter,
                              RandomSplitter, _deviations_exact, _has_missing, kernel_criterion,
                              presort)
+from dtree.sparse import SparseRandomSplitter, SparseSplitter, dense_to_csc, mostly_zeros
 from dtree.tree import TREE_LEAF, node_fields
+
+#: The split search of each data layout and ``splitter``: the splitter class
+#: (:class:`dtree.splitting.BestSplitter`'s interface) and the loop it runs
+#: (:mod:`dtree.sweep`).  A new layout (histograms) is a new entry.
+SPLITTERS = {
+    ("dense", "best"): (BestSplitter, sweep.best_split),
+    ("dense", "random"): (RandomSplitter, sweep.best_split),
+    ("sparse", "best"): (SparseSplitter, sweep.sweep_sparse),
+    ("sparse", "random"): (SparseRandomSplitter, sweep.sweep_sparse),
+}
+
+
+def layout(X, stats, criterion, sparse):
+    """The layout a fit searches ``X`` in: ``(X, "dense")`` or ``(X, "sparse")``.
+
+    A sparse ``X`` (CSC) is searched as it is, but for a criterion whose sweep
+    walks every sample of a node (``criterion.sparse_search`` False: the
+    absolute error), which gets a dense copy.  A dense ``X`` of mostly zeros
+    (:func:`dtree.sparse.mostly_zeros`: the same tree) is searched as sparse.
+    """
+    if sparse and not criterion.sparse_search:
+        return X.toarray(), "dense"
+    if not sparse and criterion.sparse_search and mostly_zeros(X, stats):
+        return dense_to_csc(X), "sparse"
+    return X, "sparse" if sparse else "dense"
+
+
+#: A fit of at most this many values of ``X`` (samples times features) runs the
+#: search as written (plain Python, a tenth of a second for iris) while its
+#: compiled code is not at hand, and has it compiled in the background: the
+#: first fit on a fresh machine does not wait seconds for Numba.
+SMALL_FIT_VALUES = 4096
+
+# Set (to True) in the background fit that compiles a criterion's search.
+_COMPILING = contextvars.ContextVar("dtree_compiling", default=False)
+
+
+def compiled(criterion, X) -> bool:
+    """Whether a fit of ``criterion`` on ``X`` runs the compiled search (:mod:`dtree.sweep`).
+
+    Yes where Numba is available and either the criterion's compiled search
+    is at hand (:func:`dtree.kernels.ready`: compiled in this process, or in
+    Numba's cache on disk) or ``X`` holds more than :data:`SMALL_FIT_VALUES`
+    values (compiling, a few seconds once per machine, then costs less than
+    the loop as written).  A small fit otherwise runs the loop as written and
+    starts its compilation in the background (:func:`dtree.kernels.warm_up`).
+    """
+    if not kernels.available():
+        return False
+    search = sweep.searcher(criterion, compiled=True)
+    if (_COMPILING.get() or kernels.ready(search.grow_levels, search.search_level)
+            or X.shape[0] * X.shape[1] > SMALL_FIT_VALUES):
+        return True
+    kernels.warm_up(criterion.sweep_key(), lambda: _compile(criterion))
+    return False
+
+
+def _compile(criterion):
+    """Fit small trees with ``criterion``'s compiled search: its machine code, made and cached."""
+    from dtree.cart import DecisionTreeClassifier, DecisionTreeRegressor
+
+    _COMPILING.set(True)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, (40, 3)).astype(float)
+    y = rng.integers(0, 3, 40)
+    make = DecisionTreeClassifier if criterion.is_classification else DecisionTreeRegressor
+    if not criterion.is_classification:
+        y = y + 1.0
+    name = getattr(criterion, "base", criterion).name
+    make(criterion=name).fit(X, y).predict(X)            # the whole growth, compiled
+    X[::5, 0] = np.nan
+    if name != "absolute_error":
+        make(criterion=name).fit(X, y)                   # the level by level growth
+
+
+_USE_GROW_LEVELS = os.environ.get("DTREE_GROW_LEVELS", "1") != "0"
+# Whether best-first growth searches a split node's two children in one call.
+_SIBLINGS_TOGETHER = True
 
 # The "node" arrays of dtree.tree.NODE_FIELDS that the growers compute.
 GROWN_NODE_FIELDS = ("n_node_samples", "impurity")
@@ -129,28 +210,6 @@ def _child_bounds(criterion, monotonic_cst, feature, bounds, left, right):
                      for lo, hi in zip(left_bounds, right_bounds)])
 
 
-def _sums_are_exact(stats, n_features=1) -> bool:
-    """Whether every partial sum of the statistics, over ``n_features`` sweeps, is an exact float.
-
-    True for whole numbers within the bound of
-    :func:`dtree.criteria._running_sums_exact` (the one
-    :attr:`dtree.splitting._Level.exact_counts` uses; the sparse search sums
-    the entries of several features in one running sum): class counts with
-    whole or no sample weights (:attr:`dtree.criteria.ClassWeights.exact_sums`),
-    or the squared error's :math:`(w, wy, wy^2)` for whole targets and
-    weights.  Any order of summation then gives the same sums of statistics
-    (not the same sums of their squares: see ``add_nodes``).
-    """
-    exact = getattr(stats, "exact_sums", None)
-    if exact is not None:
-        weight = stats.weight
-        total = stats.shape[1] if weight is None else weight.sum()
-        return bool(exact) and _running_sums_exact(total, n_features)
-    stats = np.asarray(stats)
-    return bool(np.all(stats == np.round(stats))
-                and _running_sums_exact(np.abs(stats).sum(axis=1).max(initial=0.0), n_features))
-
-
 def _column_by_column(function, *arrays):
     """``function`` of each column of ``arrays`` (each (n_rows, n)) on its own, shape (n,).
 
@@ -181,6 +240,8 @@ def _splitter(X, stats, criterion, params, rng, kind=None):
     splitter = kind(criterion, stats, min_samples_leaf=params.min_samples_leaf,
                     min_weight_leaf=params.min_weight_leaf, max_features=params.max_features,
                     rng=rng, **constraints)
+    if kind.compiled is None:              # the class's choice, else the fit's (compiled)
+        splitter.compiled = compiled(criterion, X)
     return splitter.start(X, sort=presort)
 
 
@@ -205,7 +266,7 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         The split search, a class with :class:`dtree.splitting.BestSplitter`'s
         interface; None: from ``params.splitter``.
     """
-    if splitter is None:
+    if splitter in (None, BestSplitter) and _USE_GROW_LEVELS and compiled(criterion, X):
         grown = _grow_compiled(X, stats, criterion, params, rng)
         if grown is not None:
             return grown
@@ -349,7 +410,6 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     if _has_missing(X).any():
         return None
     splitter = BestSplitter(criterion, stats).start(X, sort=presort)
-    by_feature = splitter.columns is not None
     n_features = X.shape[1]
     # A node's statistics: the rows of the samples' summed, or the absolute
     # error's (W, medians, deviations) of samples' (w, targets).
@@ -357,11 +417,13 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     state = kernels.grow_start(splitter.order, *args, n_stats, n_features, code)
     if rng is not None:    # restored if the loop over levels is to draw the same numbers
         generator_state = rng.bit_generator.state
-    status, state = kernels.grow_levels(
-        splitter.columns if by_feature else X, by_feature, splitter.order, *args, classes,
+    search = sweep.searcher(criterion)
+    status, state = search.grow_levels(
+        splitter.columns, splitter.order, *args, classes,
         n_stats, n_outputs, code, params.min_samples_leaf, float(params.min_weight_leaf),
         params.min_samples_split, params.max_depth, float(params.min_impurity_decrease),
-        rng is not None, _NO_GENERATOR if rng is None else rng, state)
+        rng is not None, _NO_GENERATOR if rng is None else rng, state,
+        *criterion.sweep_data(stats), criterion.sweep_state(stats))
     if status != kernels.GROWN:
         if rng is not None:
             rng.bit_generator.state = generator_state
@@ -516,14 +578,10 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
     nodes = []     # creation order: dicts
     heap = []      # (-improvement, node id)
     monotonic_cst = params.monotonic_cst
-    # Whether two sibling nodes may be searched together.  The sweep's running
-    # sum restarts at the second by subtracting the first's total
-    # (dtree.splitting.segment_prefix_sums), which leaves exactly 0 only when
-    # every partial sum is exact; a BestSplitter's generator draws, segment
-    # after segment, what it draws node by node, but a RandomSplitter draws
-    # thresholds in between; a criterion that is not additive is left alone.
-    joint = (criterion.additive and not splitter.random_thresholds
-             and _sums_are_exact(stats, X.shape[1]))
+    # Two sibling nodes are searched in one call (each node's sums start at 0:
+    # the floats of one search per node), but where the splitter draws random
+    # thresholds: it draws them node after node, between the tie ranks.
+    joint = _SIBLINGS_TOGETHER and not splitter.random_thresholds
 
     def add_nodes(start, sizes, totals, depth, bounds):
         """Create the nodes of the consecutive segments ``sizes`` from ``start``
@@ -547,8 +605,7 @@ def grow_best_first(X, stats, criterion, params: GrowthParams, rng=None,
         if open_.size == 0:
             return ids
         # Both children open: one search, in a window that holds just them (a
-        # window's segments must fill it), where that gives each the floats
-        # of its own search (joint); else one search per node.
+        # window's segments must fill it) where joint; else one search per node.
         if open_.size < sizes.size or not joint:
             groups = [open_[j:j + 1] for j in range(open_.size)]
         else:

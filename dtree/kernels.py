@@ -74,9 +74,8 @@ __all__ = ["ENABLED", "CacheUnavailableWarning", "GINI", "ENTROPY", "SQUARED_ERR
            "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "SPLIT", "TOO_SMALL", "PURE",
            "NO_SPLIT_FOUND", "TOO_SMALL_DECREASE", "apply_dense", "apply_sparse", "available", "grow_levels",
            "grow_start", "grown_tree",
-           "keep_entries", "keep_positions", "partition_entries", "partition_level", "search_classes",
-           "search_deviations", "search_sparse", "sparse_goes_left",
-           "search_regression", "search_sparse_regression", "segment_medians", "segment_totals"]
+           "keep_entries", "keep_positions", "partition_entries", "partition_level",
+           "sparse_goes_left", "segment_medians", "segment_totals"]
 
 #: Whether the compiled sweep is used (where Numba is installed); the
 #: environment variable ``DTREE_NUMBA=0`` turns it off, and tests set it to
@@ -221,938 +220,96 @@ def available() -> bool:
     return _STATE["numba"] is not None
 
 
-@_jit
-def _weighted_impurity(c, criterion):
-    """:math:`W\\,i(c)` of class weights ``c`` (n_classes,): Gini or entropy.
+_BOUND = {}             # bind's copies, by (tag, digest, compiled)
+_WARMING = {}           # warm_up's threads, by key
 
-    NumPy's order of operations (``dtree.criteria.Gini.weighted_impurity``,
-    ``Entropy``): the classes summed one after another.
+
+def ready(*functions) -> bool:
+    """Whether each compiled function has machine code at hand: in memory or in Numba's cache.
+
+    A function with a compiled signature, or whose cache index is on disk
+    (where the first call loads the code in a fraction of a second), is
+    ready; one that would be compiled on its first call (seconds) is not.
     """
-    total = 0.0
-    for k in range(c.shape[0]):
-        total += c[k]
-    acc = 0.0
-    if criterion == GINI:                    # W (1 - sum_k c_k^2 / W^2)
-        for k in range(c.shape[0]):
-            acc += c[k] * c[k]
-        return (1.0 - acc / (total * total)) * total
-    for k in range(c.shape[0]):              # W * -sum_k p_k log2 p_k
-        p = c[k] / total
-        if p > 0:
-            acc += p * np.log2(p)
-    return total * (-acc + 0.0)
-
-
-@_jit
-def _c_log2_c(c):
-    r""":math:`c \log_2 c` (0 at 0): a term of :math:`W\,H = W \log_2 W - \sum_k c_k \log_2 c_k`."""
-    return c * np.log2(c) if c > 0 else 0.0
-
-
-@_jit
-def _outputs_weighted_entropy(c, rows, edges, total):
-    r""":math:`W\,i(c)` of the entropy of several outputs: the mean of their entropies.
-
-    ``c`` the class weights of the rows ``rows`` (increasing; the others are
-    0), ``edges`` each output's first row, ``total`` :math:`W` (the first
-    output's weight).  ``dtree.criteria._MultiOutputClassification``'s order:
-    each output's :math:`p \log_2 p` summed over its classes, then the
-    outputs one after another, :math:`-\sum / m`.
-    """
-    m = edges.shape[0] - 1
-    entropy = 0.0
-    i = 0
-    for output in range(m):
-        acc = 0.0
-        while i < rows.shape[0] and rows[i] < edges[output + 1]:
-            p = c[i] / total
-            if p > 0:
-                acc += p * np.log2(p)
-            i += 1
-        entropy = acc if output == 0 else entropy + acc
-    return total * (-entropy / m + 0.0)
-
-
-@_jit
-def _regression_proxy(w_left, s_left, w_right, s_right, criterion):
-    """The proxy of a cut from the children's weights and weighted sums of y."""
-    if criterion == SQUARED_ERROR:           # S_L^2 / W_L + S_R^2 / W_R
-        return s_left * s_left / w_left + s_right * s_right / w_right
-    if criterion == FRIEDMAN_MSE:            # (W_R S_L - W_L S_R)^2 / (W_L W_R)
-        diff = w_right * s_left - w_left * s_right
-        return diff * diff / (w_left * w_right)
-    if s_left <= EPSILON or s_right <= EPSILON:   # Poisson: positive sums only
-        return -np.inf
-    return s_left * np.log2(s_left / w_left) + s_right * np.log2(s_right / w_right)
-
-
-@_jit
-def _outputs_proxy(w_left, s_left, w_right, s_right, criterion):
-    r"""The proxy of a cut of ``m`` outputs, from the children's weights and sums ``(m,)``.
-
-    ``dtree.criteria._MultiOutputRegression.proxy`` in NumPy's order (sums
-    over the outputs one after another): :math:`\sum_k S_{L,k}^2 / W_L +
-    \sum_k S_{R,k}^2 / W_R`; Friedman's on :math:`S = \sum_k S_k`; Poisson's
-    the outputs' proxies summed (``m`` > 1; for one, :func:`_regression_proxy`).
-    """
-    m = s_left.shape[0]
-    if criterion == SQUARED_ERROR:
-        left, right = s_left[0] * s_left[0], s_right[0] * s_right[0]
-        for k in range(1, m):
-            left += s_left[k] * s_left[k]
-            right += s_right[k] * s_right[k]
-        return left / w_left + right / w_right
-    if criterion == FRIEDMAN_MSE:
-        left, right = s_left[0], s_right[0]
-        for k in range(1, m):
-            left += s_left[k]
-            right += s_right[k]
-        return _regression_proxy(w_left, left, w_right, right, criterion)
-    score = _regression_proxy(w_left, s_left[0], w_right, s_right[0], criterion)
-    for k in range(1, m):
-        score = score + _regression_proxy(w_left, s_left[k], w_right, s_right[k], criterion)
-    return score
-
-
-@_jit
-def _value(values, by_feature, f, s):
-    """Sample ``s``'s value of feature ``f`` as float32 (the type the tree compares)."""
-    if by_feature:
-        return np.float32(values[f, s])
-    return np.float32(values[s, f])
-
-
-@_jit
-def _keep(j, proxy, f, p, use_rank, rank, out_proxy, out_feature, out_position, out_rank):
-    """Make feature ``f``'s cut after ``p`` segment ``j``'s best if it beats it (ties: rank)."""
-    r = rank[j, f] if use_rank else f
-    if proxy > out_proxy[j] or (proxy == out_proxy[j] and r < out_rank[j]):
-        out_proxy[j], out_feature[j], out_position[j], out_rank[j] = proxy, f, p, r
-
-
-@_jit
-def _close(j, f, varies, best, best_p, constant, use_rank, rank, out_proxy, out_feature,
-           out_position, out_rank):
-    """After feature ``f``'s sweep of segment ``j``: record whether it is constant there,
-    and keep its best cut (after position ``best_p``, proxy ``best``) if it is one."""
-    constant[j, f] = not varies
-    if best > -np.inf:
-        _keep(j, best, f, best_p, use_rank, rank, out_proxy, out_feature, out_position,
-              out_rank)
-
-
-@_jit
-def _finish(values, by_feature, order, starts, sizes, feature, position, threshold, cut,
-            n_left, go_left):
-    """The threshold, samples sent left and side of NaN of every segment's best cut.
-
-    :func:`dtree.splitting.midpoint` of the values around the cut (float64
-    halves of the float32 values; the lower one where the midpoint rounds onto
-    the upper one), ``cut = n_left`` (no missing values), and NaN at predict
-    time to the larger child (scikit-learn's rule without missing values in
-    training).
-    """
-    for j in range(starts.shape[0]):
-        f = feature[j]
-        if f < 0:
+    for function in functions:
+        if getattr(function, "signatures", None):
             continue
-        p = position[j]
-        lower = np.float64(_value(values, by_feature, f, order[f, p]))
-        upper = np.float64(_value(values, by_feature, f, order[f, p + 1]))
-        middle = lower / 2.0 + upper / 2.0          # sum of halves: no overflow
-        threshold[j] = lower if middle == upper or np.isinf(middle) else middle
-        cut[j] = n_left[j] = p - starts[j] + 1
-        go_left[j] = cut[j] > sizes[j] - cut[j]
+        cache_file = getattr(getattr(function, "_cache", None), "_cache_file", None)
+        index = getattr(cache_file, "_index_path", None)
+        if not (index and os.path.exists(index)):
+            return False
+    return True
 
 
-@_jit
-def search_classes(values, by_feature, order, starts, sizes, codes, more_codes, edges,
-                   weight, has_weight, totals, criterion, min_samples_leaf, min_weight_leaf,
-                   exact, squares_exact, use_mask, mask, use_rank, rank, constant,
-                   out_proxy, out_feature, out_position, out_rank, out_threshold, out_cut,
-                   out_n_left, out_go_left):
-    r"""Best cut of every segment of a level for Gini or entropy; False if a proxy is NaN.
+def warm_up(key, function):
+    """Run ``function`` (a small fit that compiles) in a background thread, once per ``key``.
 
-    Each cut's proxy is computed in NumPy's order (the classes of a child one
-    after another), except where it cannot be a segment's best: for the
-    entropy of one output with ``exact`` sums, the sweep keeps
-    :math:`T = \sum_k c_k \log_2 c_k` of both children up to date (at a
-    cut, two logarithms for each class moved since the last cut) and bounds
-    each cut's proxy
-    :math:`-W_L H_L - W_R H_R = T_L + T_R - W_L \log_2 W_L - W_R \log_2 W_R`
-    in :math:`O(1)`, however many classes; a cut whose bound, plus a margin
-    above any rounding of the two formulas
-    (:math:`16\varepsilon (K + n + 8)(W (|\log_2 W| + 2) + K)` for :math:`K`
-    classes and :math:`n` samples in the segment), is below the best proxy
-    so far is skipped.  scikit-learn, and the NumPy sweep, take a logarithm
-    per class at every cut.
+    While it compiles, the fits that :func:`dtree.growth.compiled` finds
+    small run the search as written; the next fits find it ready.
+    """
+    with _LOCK:
+        if key in _WARMING:
+            return _WARMING[key]
+        thread = threading.Thread(target=function, name=f"dtree-compile-{key}", daemon=True)
+        _WARMING[key] = thread
+    thread.start()
+    return thread
 
-    Parameters
-    ----------
-    values : ndarray, float32 or float64
-        ``X`` of shape (n_samples, n_features), or ``float32(X).T`` of shape
-        (n_features, n_samples) if ``by_feature``.
-    order : ndarray of shape (n_features, m), unsigned int
-        The segments sorted by each feature (:class:`dtree.splitting.BestSplitter`).
-    starts, sizes : ndarray of shape (n_segments,), int
-    codes : ndarray of shape (n_samples,), unsigned int
-        Class of each sample (in the first output); ``weight`` its weight if
-        ``has_weight`` (else 1).
-    more_codes : ndarray of shape (n_outputs - 1, n_samples), int
-        With several outputs (:class:`dtree.criteria.OutputsClassWeights`),
-        the row of ``totals`` of each sample's class in each further output;
-        shape (0, 1) for one output.  Several outputs require ``exact`` sums,
-        and for Gini ``squares_exact`` (the caller's to check: the other
-        branches score one output).
-    edges : ndarray of shape (n_outputs + 1,), int
-        The first row of each output's classes, then ``n_classes``
-        (``[0, n_classes]`` for one output); a node's weight is the sum of
-        the first output's.
-    totals : ndarray of shape (n_classes, n_segments), float64
-        Each segment's class weights (``criterion.node_stats``; of several
-        outputs, the blocks of rows one after another).
-    criterion : int
-        :data:`GINI` or :data:`ENTROPY`.
-    min_samples_leaf, min_weight_leaf
-        The smallest children allowed.
-    exact : bool
-        Every partial sum is an exact float: each segment's sums start at 0
-        (the same floats), only the classes present in a segment are scored
-        (the others add exact zeros), and features known constant are skipped.
-    squares_exact : bool
-        With ``exact`` and Gini, also every sum of squared class weights (a
-        segment's total weight squared below :math:`2^{53}`): the children's
-        :math:`\sum_k c_k^2` are then updated sample by sample, in
-        :math:`O(1)`, to the floats of the sum over the classes.
-    use_mask, mask : bool, ndarray of shape (n_segments, n_features), bool
-        The features each segment may use (``max_features``).
-    use_rank, rank : bool, ndarray of shape (n_segments, n_features), int
-        Tie ranks (lower first); otherwise the feature index.
-    constant : ndarray of shape (n_segments, n_features), bool
-        Features known constant in a segment (not read); set where found constant.
-    out_proxy, out_feature, out_position, out_rank : ndarray of shape (n_segments,)
-        The best proxy (-inf), its feature (-1), the position after which it
-        cuts and its rank; filled in.
-    out_threshold, out_cut, out_n_left, out_go_left : ndarray of shape (n_segments,)
-        Where a segment splits, the fields of :class:`dtree.splitting.SplitResult`
-        (:func:`_finish`); left as they are elsewhere.
+
+def bind(functions, tag, family, *, compiled):
+    """Copies of the functions ``family`` in which the global name ``criterion`` is ``functions``.
+
+    The split search (:mod:`dtree.sweep`) calls a criterion through the name
+    ``criterion``: ``criterion.add(...)``, ``criterion.score(...)``.  Each
+    function of ``family`` (``{name: function}``) and of ``functions``
+    (``{name: function}``, a criterion's declaration) is copied with its
+    module's global names, with ``criterion`` bound to a namespace of the
+    copies of ``functions``, and with every name of either dictionary bound
+    to its copy (so that they call one another; this module's helpers are
+    taken uncompiled where the copies are).  With ``compiled``, every copy
+    is compiled by Numba (cached on disk under a name that holds ``tag`` and a
+    digest of the declaration's source: another criterion, or a changed
+    one, is another entry); else the copies are the plain Python functions,
+    the same source, run as written.
 
     Returns
     -------
-    bool
-        False if a proxy is NaN (the outputs are then incomplete: the caller
-        searches the level with :func:`dtree.splitting.best_splits`), else True.
+    dict
+        ``{name: copy}`` for the names of ``family``.
     """
-    n_features = order.shape[0]
-    n_classes = totals.shape[0]
-    incremental = exact and squares_exact and criterion == GINI
-    n_more = more_codes.shape[0]
-    # The entropy of one output with exact sums: each cut's proxy is first
-    # bounded in O(1) (see below), and computed in NumPy's order only where
-    # it may be the segment's best.
-    bounded = exact and criterion == ENTROPY and n_more == 0
-    f_left = np.zeros(n_classes if bounded else 0)
-    f_right = np.zeros(n_classes if bounded else 0)
-    stale = np.empty(n_classes if bounded else 0, np.intp)   # classes moved since the last bound
-    is_stale = np.zeros(n_classes if bounded else 0, np.bool_)
-    n_stale = 0
-    n_outputs = float(n_more + 1)       # the mean over outputs: sum_k c_k^2 / (W^2 m)
-    n_first = edges[1]
-    left = np.zeros(n_classes)
-    # The classes scored in a segment, in their order: with exact sums only
-    # those present in it (dtree.splitting._present_classes), else all.
-    classes = np.empty((starts.shape[0], n_classes), np.int32)
-    n_scored = np.zeros(starts.shape[0], np.intp)
-    for j in range(starts.shape[0]):
-        for k in range(n_classes):
-            if totals[k, j] > 0 or not exact:
-                classes[j, n_scored[j]] = k
-                n_scored[j] += 1
-    part_left = np.empty(n_classes)
-    part_right = np.empty(n_classes)
-    for f in range(n_features):
-        left[:] = 0.0
-        for j in range(starts.shape[0]):
-            start, end = starts[j], starts[j] + sizes[j]
-            skip = constant[j, f] or (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf
-            if exact and skip:
-                continue
-            scored = classes[j, :n_scored[j]]
-            cl, cr = part_left[:scored.shape[0]], part_right[:scored.shape[0]]
-            # Gini's running sums (incremental): children's weights and sums of squares.
-            w_left, w_right, sq_left, sq_right = 0.0, 0.0, 0.0, 0.0
-            if incremental:
-                for i in range(scored.shape[0]):
-                    c = totals[scored[i], j]
-                    if scored[i] < n_first:
-                        w_right += c
-                    sq_right += c * c
-            # The entropy's bound: with T_L = sum_k c_k log2 c_k over the left
-            # child's classes (T_R the right's), the proxy -W_L H_L - W_R H_R
-            # is T_L + T_R - W_L log2 W_L - W_R log2 W_R, brought up to date at
-            # each cut (the two terms of each class moved left since the last
-            # cut recomputed: at most one per sample, and per cut at most the
-            # classes, a logarithm per class as the proxy takes).  Its
-            # float and the proxy's (NumPy's order, sum_k p_k log2 p_k) differ
-            # by rounding only, less than `slack`: a cut whose bound plus
-            # slack is below the best proxy so far cannot be the best (nor
-            # tie with it) and is not computed.
-            t_left, t_right, w_sweep, w_node, slack = 0.0, 0.0, 0.0, 0.0, 0.0
-            if bounded:
-                for i in range(n_stale):
-                    is_stale[stale[i]] = False
-                n_stale = 0
-                for i in range(scored.shape[0]):
-                    c = totals[scored[i], j]
-                    w_node += c
-                    f_left[scored[i]] = 0.0
-                    f_right[scored[i]] = _c_log2_c(c)
-                    t_right += f_right[scored[i]]
-                slack = (16.0 * EPSILON * (scored.shape[0] + sizes[j] + 8)
-                         * (w_node * (abs(np.log2(w_node)) + 2.0) + scored.shape[0]))
-            varies = False
-            best, best_p = -np.inf, -1
-            value = _value(values, by_feature, f, order[f, start])
-            for p in range(start, end):
-                s = order[f, p]
-                w = weight[s] if has_weight else 1.0
-                k = codes[s]
-                if p == start and j > 0 and not exact:
-                    # The level's running sum restarts here (segment_prefix_sums):
-                    # + (statistics - previous segment's total), class by class.
-                    for c in range(n_classes):
-                        left[c] = left[c] + ((w if k == c else 0.0) - totals[c, j - 1])
-                elif incremental:        # exact integers: (l + w)^2 - l^2 adds no rounding
-                    l, r = left[k], totals[k, j] - left[k]
-                    sq_left += (l + w) * (l + w) - l * l
-                    sq_right += (r - w) * (r - w) - r * r
-                    w_left += w
-                    w_right -= w
-                    left[k] = l + w
-                    for o in range(n_more):  # the sample's class in each further output
-                        k = more_codes[o, s]
-                        l, r = left[k], totals[k, j] - left[k]
-                        sq_left += (l + w) * (l + w) - l * l
-                        sq_right += (r - w) * (r - w) - r * r
-                        left[k] = l + w
-                else:
-                    left[k] += w
-                    for o in range(n_more):
-                        left[more_codes[o, s]] += w
-                    if bounded and not skip and w != 0:   # (a class of weight 0 is not scored)
-                        w_sweep += w
-                        if not is_stale[k]:
-                            is_stale[k] = True
-                            stale[n_stale] = k
-                            n_stale += 1
-                if skip or p == end - 1:
-                    continue
-                below, value = value, _value(values, by_feature, f, order[f, p + 1])
-                if not value > below:                     # no gap: tied values
-                    continue
-                varies = True
-                n_left = p - start + 1
-                if n_left < min_samples_leaf or sizes[j] - n_left < min_samples_leaf:
-                    continue
-                if bounded:
-                    for i in range(n_stale):
-                        moved = stale[i]
-                        is_stale[moved] = False
-                        term = _c_log2_c(left[moved])
-                        t_left += term - f_left[moved]
-                        f_left[moved] = term
-                        term = _c_log2_c(totals[moved, j] - left[moved])
-                        t_right += term - f_right[moved]
-                        f_right[moved] = term
-                    n_stale = 0
-                    bound = (t_left + t_right - _c_log2_c(w_sweep)
-                             - _c_log2_c(w_node - w_sweep))
-                    # (children of weight 0 are computed: their proxy is NaN)
-                    if (bound + slack < max(best, out_proxy[j]) and w_sweep > 0
-                            and w_node - w_sweep > 0):
-                        continue
-                if incremental:          # W (1 - sum_k c_k^2 / (W^2 m)), as _weighted_impurity
-                    proxy = (-((1.0 - sq_right / (w_right * w_right * n_outputs)) * w_right)
-                             - (1.0 - sq_left / (w_left * w_left * n_outputs)) * w_left)
-                else:
-                    w_left, w_right = 0.0, 0.0
-                    for i in range(scored.shape[0]):
-                        cl[i] = left[scored[i]]
-                        cr[i] = totals[scored[i], j] - cl[i]
-                        if scored[i] < n_first:
-                            w_left += cl[i]
-                            w_right += cr[i]
-                    if n_more == 0:
-                        proxy = (-_weighted_impurity(cr, criterion)
-                                 - _weighted_impurity(cl, criterion))
-                    else:
-                        proxy = (-_outputs_weighted_entropy(cr, scored, edges, w_right)
-                                 - _outputs_weighted_entropy(cl, scored, edges, w_left))
-                if proxy != proxy:
-                    return False
-                if min_weight_leaf > 0 and (w_left < min_weight_leaf or w_right < min_weight_leaf):
-                    proxy = -np.inf
-                if proxy > best:
-                    best, best_p = proxy, p
-            if exact:                    # the classes of the segment back to 0
-                for i in range(scored.shape[0]):
-                    left[scored[i]] = 0.0
-            if not skip:
-                _close(j, f, varies, best, best_p, constant, use_rank, rank, out_proxy,
-                       out_feature, out_position, out_rank)
-    _finish(values, by_feature, order, starts, sizes, out_feature, out_position, out_threshold,
-            out_cut, out_n_left, out_go_left)
-    return True
+    import hashlib
+    import inspect
+    import types
 
-
-@_jit
-def search_regression(values, by_feature, order, starts, sizes, stats, totals, criterion,
-                      n_outputs, min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank,
-                      rank, constant, out_proxy, out_feature, out_position, out_rank,
-                      out_threshold, out_cut, out_n_left, out_go_left):
-    """:func:`search_classes` for the squared error, Friedman's MSE and Poisson.
-
-    ``stats`` (n_stats, n_samples) and ``totals`` (n_stats, n_segments) hold
-    :math:`w` in their first row and :math:`w y_k` of the ``n_outputs``
-    outputs in the next ones; the running sums go on across segments (the
-    level's floats), so every position is summed.
-    """
-    n_features = order.shape[0]
-    m = n_outputs          # output 0's running sum in a scalar, the others' in s_left
-    s_left = np.zeros(m)
-    s_right = np.zeros(m)
-    for f in range(n_features):
-        w_left, s_left0 = 0.0, 0.0
-        s_left[:] = 0.0
-        for j in range(starts.shape[0]):
-            start, end = starts[j], starts[j] + sizes[j]
-            skip = constant[j, f] or (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf
-            w_node, s_node = totals[0, j], totals[1, j]
-            varies = False
-            best, best_p = -np.inf, -1
-            value = _value(values, by_feature, f, order[f, start])
-            for p in range(start, end):
-                s = order[f, p]
-                if p == start and j > 0:     # + (statistics - previous segment's total)
-                    w_left = w_left + (stats[0, s] - totals[0, j - 1])
-                    s_left0 = s_left0 + (stats[1, s] - totals[1, j - 1])
-                    for k in range(1, m):
-                        s_left[k] = s_left[k] + (stats[1 + k, s] - totals[1 + k, j - 1])
-                else:
-                    w_left += stats[0, s]
-                    s_left0 += stats[1, s]
-                    for k in range(1, m):
-                        s_left[k] += stats[1 + k, s]
-                if skip or p == end - 1:
-                    continue
-                below, value = value, _value(values, by_feature, f, order[f, p + 1])
-                if not value > below:                     # no gap: tied values
-                    continue
-                varies = True
-                n_left = p - start + 1
-                if n_left < min_samples_leaf or sizes[j] - n_left < min_samples_leaf:
-                    continue
-                w_right = w_node - w_left
-                if m == 1:
-                    proxy = _regression_proxy(w_left, s_left0, w_right, s_node - s_left0,
-                                              criterion)
-                else:
-                    s_left[0] = s_left0
-                    for k in range(m):
-                        s_right[k] = totals[1 + k, j] - s_left[k]
-                    proxy = _outputs_proxy(w_left, s_left, w_right, s_right, criterion)
-                if proxy != proxy:
-                    return False
-                if min_weight_leaf > 0 and (w_left < min_weight_leaf or w_right < min_weight_leaf):
-                    proxy = -np.inf
-                if proxy > best:
-                    best, best_p = proxy, p
-            if not skip:
-                _close(j, f, varies, best, best_p, constant, use_rank, rank, out_proxy,
-                       out_feature, out_position, out_rank)
-    _finish(values, by_feature, order, starts, sizes, out_feature, out_position, out_threshold,
-            out_cut, out_n_left, out_go_left)
-    return True
-
-
-@_jit
-def _fenwick_add(tree_w, tree_s, rank, w, ws):
-    """Add weight ``w`` and ``ws`` (:math:`w y`) at ``rank`` of the Fenwick trees (1-based)."""
-    i = rank + 1
-    while i < tree_w.shape[0]:
-        tree_w[i] += w
-        tree_s[i] += ws
-        i += i & -i
-
-
-@_jit
-def _add_sample(stats, s, tree_w, tree_s, rank_of, s_side):
-    """Add sample ``s`` to a child: each output's Fenwick trees and sum of :math:`w y`; its weight."""
-    w = stats[0, s]
-    for k in range(tree_w.shape[0]):
-        ws = w * stats[1 + k, s]
-        s_side[k] += ws
-        _fenwick_add(tree_w[k], tree_s[k], rank_of[k, s], w, ws)
-    return w
-
-
-@_jit
-def _fenwick_deviation(tree_w, tree_s, n, top, W, S, y_by_rank):
-    r""":math:`D = \sum_i w_i |y_i - \tilde y|` of the samples in the Fenwick trees.
-
-    ``W`` and ``S`` are their weight and :math:`\sum w y`, ``n`` the trees'
-    size and ``top`` its highest power of 2.  :math:`\tilde y` is the lowest
-    weighted median (the first target, by rank, whose cumulative weight
-    reaches :math:`W/2`); with :math:`W_<`, :math:`S_<` the weight and sum
-    of the targets ranked below it,
-    :math:`D = (S - 2 S_<) + \tilde y (2 W_< - W)`.  Any weighted median
-    gives the same :math:`D` (the sum is flat between the lowest and the
-    highest), so it is scikit-learn's (and ``order_statistics``') too.
-    """
-    half = W / 2.0
-    at, w_below, s_below = 0, 0.0, 0.0
-    step = top
-    while step > 0:             # the longest prefix of ranks lighter than W/2
-        nxt = at + step
-        if nxt <= n and w_below + tree_w[nxt] < half:
-            at = nxt
-            w_below += tree_w[nxt]
-            s_below += tree_s[nxt]
-        step >>= 1
-    return (S - 2.0 * s_below) + y_by_rank[at] * (2.0 * w_below - W)
-
-
-@_jit
-def search_deviations(values, by_feature, order, starts, sizes, stats, totals, n_outputs,
-                      min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank,
-                      constant, out_proxy, out_feature, out_position, out_rank, out_threshold,
-                      out_cut, out_n_left, out_go_left):
-    r""":func:`search_classes` for the absolute error, where its sums are exact.
-
-    ``stats`` (1 + m, n_samples) holds each sample's weight and its ``m =
-    n_outputs`` targets (``AbsoluteError.sample_stats``), ``totals``
-    (1 + 2m, n_segments) the nodes' :math:`(W, \tilde y_k, D_k)`.  The proxy
-    of a cut is :math:`-\sum_k (D_{L,k} + D_{R,k})`
-    (``AbsoluteError.proxy``): each child's sum of absolute deviations from
-    its weighted median, found as the sweep adds the samples one by one to a
-    Fenwick tree over the node's targets by rank, left to right for the left
-    child and right to left for the right one, in :math:`O(\log n)` a cut
-    (scikit-learn keeps two heaps of a median, :math:`O(n)` an update).
-
-    The caller checks that every sum is an exact float (whole positive
-    weights, targets of few binary digits, small totals:
-    ``dtree.splitting._deviations_exact``): the proxies are then the exact
-    numbers, the floats of the NumPy sweep's wavelet matrix whatever the order
-    of the additions, and the splits are those of
-    :func:`dtree.splitting.best_splits`.
-
-    Parameters
-    ----------
-    values, by_feature, order, starts, sizes
-        As for :func:`search_classes`.
-    stats : ndarray of shape (1 + n_outputs, n_samples), float64
-        Weight (whole, positive) and targets of each sample.
-    totals : ndarray of shape (1 + 2 n_outputs, n_segments), float64
-        Each segment's :math:`W`, medians and deviations (row 0 is read).
-    n_outputs : int
-    min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank, constant
-        As for :func:`search_classes`.
-    out_proxy, out_feature, out_position, out_rank, out_threshold, out_cut, out_n_left, out_go_left
-        As for :func:`search_classes`; filled in.
-
-    Returns
-    -------
-    bool
-        True (a proxy of exact sums is never NaN).
-
-    References
-    ----------
-    Breiman, Friedman, Olshen and Stone, *Classification and Regression
-    Trees* (1984), section 8.11 (least absolute deviation); Fenwick, "A new
-    data structure for cumulative frequency tables", *Software: Practice and
-    Experience* 24(3), 1994.
-    """
-    n_features = order.shape[0]
-    m = n_outputs
-    largest = 0
-    for j in range(starts.shape[0]):
-        largest = max(largest, sizes[j])
-    tree_w = np.zeros((m, largest + 1))
-    tree_s = np.zeros((m, largest + 1))
-    y_by_rank = np.empty((m, largest))
-    rank_of = np.empty((m, stats.shape[1]), np.intp)
-    deviation_left = np.empty(largest)
-    is_cut = np.zeros(largest, np.bool_)
-    s_side = np.zeros(m)
-    for j in range(starts.shape[0]):
-        start, end, size = starts[j], starts[j] + sizes[j], sizes[j]
-        if size < 2 * min_samples_leaf:
-            continue
-        top = 1
-        while 2 * top <= size:
-            top *= 2
-        samples = order[0, start:end]
-        for k in range(m):      # the node's targets by rank (ties in any order)
-            targets = np.empty(size)
-            for i in range(size):
-                targets[i] = stats[1 + k, samples[i]]
-            by_rank = np.argsort(targets)
-            for r in range(size):
-                rank_of[k, samples[by_rank[r]]] = r
-                y_by_rank[k, r] = targets[by_rank[r]]
-        w_node = totals[0, j]
-        for f in range(n_features):
-            if constant[j, f] or (use_mask and not mask[j, f]):
-                continue
-            # Left to right: the candidate cuts and the left children's D.
-            tree_w[:, :size + 1] = 0.0
-            tree_s[:, :size + 1] = 0.0
-            s_side[:] = 0.0
-            w_left = 0.0
-            varies = False
-            value = _value(values, by_feature, f, order[f, start])
-            for p in range(start, end - 1):
-                w_left += _add_sample(stats, order[f, p], tree_w, tree_s, rank_of, s_side)
-                below, value = value, _value(values, by_feature, f, order[f, p + 1])
-                is_cut[p - start] = False
-                if not value > below:                     # no gap: tied values
-                    continue
-                varies = True
-                n_left = p - start + 1
-                if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
-                    continue
-                if min_weight_leaf > 0 and (w_left < min_weight_leaf
-                                            or w_node - w_left < min_weight_leaf):
-                    continue
-                is_cut[p - start] = True
-                d = 0.0
-                for k in range(m):
-                    d += _fenwick_deviation(tree_w[k], tree_s[k], size, top, w_left,
-                                            s_side[k], y_by_rank[k])
-                deviation_left[p - start] = d
-            # Right to left: the right children's D, and the best cut (the first
-            # of the largest proxy, as the sweep left to right keeps it).
-            best, best_p = -np.inf, -1
-            tree_w[:, :size + 1] = 0.0
-            tree_s[:, :size + 1] = 0.0
-            s_side[:] = 0.0
-            w_right = 0.0
-            for p in range(end - 1, start, -1):
-                w_right += _add_sample(stats, order[f, p], tree_w, tree_s, rank_of, s_side)
-                if not is_cut[p - 1 - start]:
-                    continue
-                d = 0.0
-                for k in range(m):
-                    d += _fenwick_deviation(tree_w[k], tree_s[k], size, top, w_right,
-                                            s_side[k], y_by_rank[k])
-                proxy = -(deviation_left[p - 1 - start] + d)
-                if proxy >= best:
-                    best, best_p = proxy, p - 1
-            _close(j, f, varies, best, best_p, constant, use_rank, rank, out_proxy,
-                   out_feature, out_position, out_rank)
-    _finish(values, by_feature, order, starts, sizes, out_feature, out_position, out_threshold,
-            out_cut, out_n_left, out_go_left)
-    return True
-
-
-@_jit
-def _group_end(col, segment, a):
-    """One past the last stored value of the (feature, segment) group starting at ``a``."""
-    b = a + 1
-    while b < col.shape[0] and col[b] == col[a] and segment[b] == segment[a]:
-        b += 1
-    return b
-
-
-@_jit
-def _upper_of_cut(value, i, b, n_zero):
-    """The value after the cut that follows stored value ``i`` of a group ending at
-    ``b`` (``n_zero`` zeros in its segment): 0 before the zero run, the next stored
-    value where it is larger, or NaN where there is no cut (tied values, or the last)."""
-    if value[i] < 0 and n_zero > 0 and (i == b - 1 or value[i + 1] > 0):
-        return np.float32(0.0)                            # the cut before the zero run
-    if i < b - 1 and value[i + 1] > value[i]:
-        return value[i + 1]
-    return np.float32(np.nan)
-
-
-@_jit
-def _keep_sparse_cut(j, f, proxy, w_left, w_right, n_left, lower, upper, min_weight_leaf,
-                     use_rank, rank, out_proxy, out_feature, out_n_left, out_lower, out_upper,
-                     out_rank):
-    """Keep the cut of segment ``j`` on feature ``f`` if it is the best so far (ties: the
-    lower rank; the caller scores a feature's cuts from the lowest).  False if ``proxy``
-    is NaN; a -inf proxy, or a child lighter than ``min_weight_leaf``, is never kept."""
-    if proxy != proxy:
-        return False
-    if proxy == -np.inf or (min_weight_leaf > 0 and (w_left < min_weight_leaf
-                                                     or w_right < min_weight_leaf)):
-        return True
-    r = rank[j, f] if use_rank else np.float64(f)
-    if proxy > out_proxy[j] or (proxy == out_proxy[j] and r < out_rank[j]):
-        out_proxy[j], out_feature[j], out_n_left[j] = proxy, f, n_left
-        out_lower[j], out_upper[j], out_rank[j] = lower, upper, r
-    return True
-
-
-@_jit
-def _sparse_cut(j, f, left, totals, n_left, size, lower, upper, criterion, min_samples_leaf,
-                min_weight_leaf, use_rank, rank, cl, cr, out_proxy, out_feature, out_n_left,
-                out_lower, out_upper, out_rank):
-    """Score the cut of segment ``j`` (``size`` samples) on feature ``f`` whose left
-    child holds the class weights ``left`` and ``n_left`` samples; keep it if it
-    is the best.  False if its proxy is NaN."""
-    if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
-        return True
-    n_classes = totals.shape[0]
-    w_left, w_right = 0.0, 0.0
-    for k in range(n_classes):
-        cl[k] = left[k]
-        cr[k] = totals[k, j] - left[k]                  # right = node - left
-        w_left += cl[k]
-        w_right += cr[k]
-    proxy = -_weighted_impurity(cr, criterion) - _weighted_impurity(cl, criterion)
-    return _keep_sparse_cut(j, f, proxy, w_left, w_right, n_left, lower, upper,
-                            min_weight_leaf, use_rank, rank, out_proxy, out_feature,
-                            out_n_left, out_lower, out_upper, out_rank)
-
-
-@_jit
-def search_sparse(col, segment, row, value, sizes, totals, codes, weight, has_weight,
-                  criterion, min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank,
-                  out_proxy, out_feature, out_n_left, out_lower, out_upper, out_rank):
-    r"""Best cut of every segment of a level of sparse ``X``, Gini or entropy, exact sums.
-
-    :meth:`dtree.sparse.SparseSplitter.search` in one compiled pass over the
-    stored values of the level's samples, which are sorted by (feature,
-    segment, value).  In a segment, a feature's sorted values are its stored
-    negative values, the run of its zeros (the samples without a stored
-    value), then its stored positive values; the zero run's class weights
-    are the segment's minus the stored values' (exact: every partial sum is
-    a whole number below :math:`2^{53}`,
-    :attr:`dtree.criteria.ClassWeights.exact_sums`, the caller's to check).
-    Every cut between two distinct values (as float32) that leaves
-    ``min_samples_leaf`` samples on both sides is scored with the
-    criterion's proxy in NumPy's order (:func:`_weighted_impurity`; for the
-    entropy with the C library's :math:`\log_2`, see the module docstring).
-    Ties: the lowest rank (the feature index, or ``rank``), then the lowest
-    cut.  A feature without a stored value in a segment is constant there
-    and costs nothing.
-
-    Parameters
-    ----------
-    col, segment, row : ndarray of shape (nnz,), int
-        Feature, segment and sample of each stored value.
-    value : ndarray of shape (nnz,), float32
-        The stored values (none is 0).
-    sizes : ndarray of shape (n_segments,), int
-        The segments' sample counts.
-    totals : ndarray of shape (n_classes, n_segments), float64
-        Each segment's class weights.
-    codes, weight, has_weight
-        Each sample's class, and its weight if ``has_weight`` (else 1).
-    criterion : int
-        :data:`GINI` or :data:`ENTROPY`.
-    min_samples_leaf, min_weight_leaf
-        The smallest children allowed.
-    use_mask, mask : bool, ndarray of shape (n_segments, n_features), bool
-        The features each segment may use (``max_features``).
-    use_rank, rank : bool, ndarray of shape (n_segments, n_features), float64
-        Tie ranks (lower first); otherwise the feature index.
-    out_proxy, out_feature, out_n_left, out_lower, out_upper, out_rank : ndarray of shape (n_segments,)
-        The best proxy (-inf), its feature (-1), the samples it sends left,
-        the values either side of it (the threshold is their
-        :func:`dtree.splitting.midpoint`) and its rank (inf); filled in.
-
-    Returns
-    -------
-    bool
-        False if a proxy is NaN (the outputs are then incomplete: the caller
-        searches with NumPy), else True.
-    """
-    n_classes = totals.shape[0]
-    nnz = col.shape[0]
-    left = np.zeros(n_classes)
-    zero = np.zeros(n_classes)
-    cl = np.empty(n_classes)
-    cr = np.empty(n_classes)
-    a = 0
-    while a < nnz:
-        f, j = col[a], segment[a]
-        b = _group_end(col, segment, a)
-        if (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf:
-            a = b
-            continue
-        # The zero run: the segment's class weights minus the stored values'.
-        n_zero = sizes[j] - (b - a)
-        for k in range(n_classes):
-            zero[k] = totals[k, j]
-            left[k] = 0.0
-        n_negative = 0
-        for i in range(a, b):
-            zero[codes[row[i]]] -= weight[row[i]] if has_weight else 1.0
-            if value[i] < 0:
-                n_negative += 1
-        for i in range(a, b):
-            if i == a + n_negative and n_zero > 0:
-                # the cut after the zero run, where a stored value follows it
-                for k in range(n_classes):
-                    left[k] += zero[k]
-                if not _sparse_cut(j, f, left, totals, n_negative + n_zero, sizes[j],
-                                   np.float32(0.0),
-                                   value[i], criterion, min_samples_leaf, min_weight_leaf,
-                                   use_rank, rank, cl, cr, out_proxy, out_feature,
-                                   out_n_left, out_lower, out_upper, out_rank):
-                    return False
-            left[codes[row[i]]] += weight[row[i]] if has_weight else 1.0
-            n_left = i - a + 1 + (n_zero if value[i] > 0 else 0)
-            upper = _upper_of_cut(value, i, b, n_zero)
-            if upper != upper:
-                continue                                  # tied values, or the last
-            if not _sparse_cut(j, f, left, totals, n_left, sizes[j], value[i], upper, criterion,
-                               min_samples_leaf, min_weight_leaf, use_rank, rank, cl, cr,
-                               out_proxy, out_feature, out_n_left, out_lower, out_upper,
-                               out_rank):
-                return False
-        a = b
-    return True
-
-
-@_jit
-def _sparse_regression_cut(j, f, left, totals, n_left, size, lower, upper, criterion,
-                           n_outputs, min_samples_leaf, min_weight_leaf, use_rank, rank,
-                           s_left, s_right, out_proxy, out_feature, out_n_left, out_lower,
-                           out_upper, out_rank):
-    r""":func:`_sparse_cut` for a regression: ``left`` holds the left child's
-    :math:`W` and :math:`\sum w y_k`; the right child's are the node's minus them."""
-    if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
-        return True
-    w_left, w_right = left[0], totals[0, j] - left[0]           # right = node - left
-    if n_outputs == 1:
-        proxy = _regression_proxy(w_left, left[1], w_right, totals[1, j] - left[1], criterion)
-    else:
-        for k in range(n_outputs):
-            s_left[k] = left[1 + k]
-            s_right[k] = totals[1 + k, j] - left[1 + k]
-        proxy = _outputs_proxy(w_left, s_left, w_right, s_right, criterion)
-    return _keep_sparse_cut(j, f, proxy, w_left, w_right, n_left, lower, upper,
-                            min_weight_leaf, use_rank, rank, out_proxy, out_feature,
-                            out_n_left, out_lower, out_upper, out_rank)
-
-
-@_jit
-def search_sparse_regression(col, segment, row, value, sizes, totals, stats, n_outputs,
-                             criterion, step, min_samples_leaf, min_weight_leaf, use_mask, mask,
-                             use_rank, rank, out_proxy, out_feature, out_n_left, out_lower,
-                             out_upper, out_rank):
-    r""":func:`search_sparse` for a regression (squared error, Friedman's MSE, Poisson).
-
-    The floats of :meth:`dtree.sparse.SparseSplitter.search`'s NumPy sweep,
-    whatever the targets: that sweep cuts the stored values (sorted by
-    feature, segment, value) into blocks of whole (feature, segment) groups,
-    a block starting at a group and holding the groups that start fewer than
-    ``step`` entries after it, and takes in each block a running sum of the
-    statistics (``numpy.cumsum``, one entry after another); a cut's left
-    child is that sum at the cut minus the sum before its group, plus the
-    zero run's statistics (the node's minus the group's sum: the last prefix
-    minus the one before the group) where the cut lies after the zeros.
-    This kernel keeps the same running sums, block by block, and computes
-    those differences with the same operations, so every proxy
-    (:func:`_regression_proxy`, :func:`_outputs_proxy`: NumPy's order) is the
-    sweep's float: for the squared error and Friedman's MSE always, for
-    Poisson where NumPy's :math:`\log_2` is the C library's, which the kernel
-    takes (NumPy's AVX-512 code can differ in the last bit, and a near tie
-    may then fall the other way, as in the dense kernels; see the module
-    docstring).  Ties as :func:`search_sparse`.
-
-    Parameters
-    ----------
-    col, segment, row, value, sizes
-        As for :func:`search_sparse`.
-    totals : ndarray of shape (n_stats, n_segments), float64
-        Each segment's statistics (rows 0 to ``n_outputs`` are read).
-    stats : ndarray of shape (n_stats, n_samples), float64
-        Each sample's statistics: :math:`w`, then :math:`w y_k` of each output.
-    n_outputs : int
-    criterion : int
-        :data:`SQUARED_ERROR`, :data:`FRIEDMAN_MSE` or :data:`POISSON`.
-    step : int
-        The NumPy sweep's block size, in stored values.
-    min_samples_leaf, min_weight_leaf, use_mask, mask, use_rank, rank
-        As for :func:`search_sparse`.
-    out_proxy, out_feature, out_n_left, out_lower, out_upper, out_rank
-        As for :func:`search_sparse`; filled in.
-
-    Returns
-    -------
-    bool
-        False if a proxy is NaN (the caller searches with NumPy), else True.
-    """
-    n_rows = 1 + n_outputs              # w and w y_k: what the proxies read
-    nnz = col.shape[0]
-    prefix = np.zeros(n_rows)           # the block's running sums, through the last group
-    before = np.empty(n_rows)
-    running = np.empty(n_rows)
-    zero = np.empty(n_rows)
-    left = np.empty(n_rows)
-    s_left = np.empty(n_outputs)
-    s_right = np.empty(n_outputs)
-    block_end = 0                       # a group starting here or later opens a block
-    a = 0
-    while a < nnz:
-        f, j = col[a], segment[a]
-        b = _group_end(col, segment, a)
-        if a >= block_end:
-            block_end = a + step
-            prefix[:] = 0.0
-        for r in range(n_rows):
-            before[r] = prefix[r]
-        # The group's running sums (every group's, searched or not: the block's).
-        n_negative = 0
-        for i in range(a, b):
-            for r in range(n_rows):
-                prefix[r] += stats[r, row[i]]
-            if value[i] < 0:
-                n_negative += 1
-        if (use_mask and not mask[j, f]) or sizes[j] < 2 * min_samples_leaf:
-            a = b
-            continue
-        # The zero run: the segment's statistics minus the stored values'.
-        n_zero = sizes[j] - (b - a)
-        for r in range(n_rows):
-            zero[r] = totals[r, j] - (prefix[r] - before[r]) if n_zero > 0 else 0.0
-            running[r] = before[r]
-        for i in range(a, b):
-            if i == a + n_negative and n_zero > 0:
-                # the cut after the zero run, where a stored value follows it
-                for r in range(n_rows):
-                    below = running[r] - before[r] if n_negative > 0 else 0.0
-                    left[r] = below + zero[r]
-                if not _sparse_regression_cut(j, f, left, totals, n_negative + n_zero, sizes[j],
-                                              np.float32(0.0), value[i], criterion, n_outputs,
-                                              min_samples_leaf, min_weight_leaf, use_rank, rank,
-                                              s_left, s_right, out_proxy, out_feature,
-                                              out_n_left, out_lower, out_upper, out_rank):
-                    return False
-            for r in range(n_rows):
-                running[r] += stats[r, row[i]]
-            upper = _upper_of_cut(value, i, b, n_zero)
-            if upper != upper:
-                continue                                  # tied values, or the last
-            after_zeros = value[i] > 0 and n_zero > 0
-            for r in range(n_rows):
-                left[r] = running[r] - before[r]
-                if after_zeros:
-                    left[r] += zero[r]
-            n_left = i - a + 1 + (n_zero if after_zeros else 0)
-            if not _sparse_regression_cut(j, f, left, totals, n_left, sizes[j], value[i], upper,
-                                          criterion, n_outputs, min_samples_leaf,
-                                          min_weight_leaf, use_rank, rank, s_left, s_right,
-                                          out_proxy, out_feature, out_n_left, out_lower,
-                                          out_upper, out_rank):
-                return False
-        a = b
-    return True
+    source = "".join(inspect.getsource(f) for f in functions.values())
+    digest = hashlib.sha1(source.encode()).hexdigest()[:12]
+    key = (tag, digest, tuple(family), compiled)
+    if key in _BOUND:
+        return _BOUND[key]
+    if compiled and not available():
+        raise RuntimeError("dtree.kernels.bind(compiled=True) needs Numba (and DTREE_NUMBA != 0)")
+    namespace = types.ModuleType(f"dtree.criteria.{tag}")
+    copies, scopes = {}, []
+    for name, function in list(functions.items()) + list(family.items()):
+        function = getattr(function, "py_func", function)     # the source, not a compiled one
+        names = dict(function.__globals__)
+        if not compiled:   # this module's helpers as written, not compiled
+            names.update({n: getattr(f, "py_func", f) for n, f in names.items()
+                          if n in _COMPILED})
+        names["criterion"] = namespace
+        scopes.append(names)
+        copy = types.FunctionType(function.__code__, names, function.__name__,
+                                  function.__defaults__, function.__closure__)
+        copy.__qualname__ = f"{function.__qualname__}_{tag}_{digest}"
+        copy.__module__, copy.__doc__ = function.__module__, function.__doc__
+        copies[name] = copy
+    if compiled:
+        copies = _decorate(_STATE["numba"], copies)
+    namespace.__dict__.update({name: copies[name] for name in functions})
+    for names in scopes:       # the family's names and the declaration's helpers ("_...")
+        names.update({n: c for n, c in copies.items() if n in family or n.startswith("_")})
+    _BOUND[key] = {name: copies[name] for name in family}
+    return _BOUND[key]
 
 
 @_jit
@@ -1545,10 +702,15 @@ def _preorder_nodes(left, right, feature, threshold, go_left, samples, node_stat
     return pre
 
 
-@_jit
-def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, classes,
+# The split search grow_levels calls: dtree.sweep.search_level, bound to the
+# criterion by dtree.sweep.searcher, which copies grow_levels with it.
+search_level = None
+
+
+def grow_levels(values, order, codes, weight, has_weight, stats, classes,
                 n_stats, n_outputs, criterion, min_samples_leaf, min_weight_leaf, min_samples_split,
-                max_depth, min_impurity_decrease, use_rank, rng, state):
+                max_depth, min_impurity_decrease, use_rank, rng, state, sweep_codes, sweep_floats,
+                sweep_layout, sweep_state):
     r"""Grow a whole tree level by level, as :func:`dtree.growth.grow_depth_first` does.
 
     Every step of a level in one compiled loop: the leaf rules, the split
@@ -1690,41 +852,30 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
         o_totals = np.ascontiguousarray(totals[:, where])
         o_constant = constant[where]
         o_impurity = impurity[where]
-        # The search (no draws: every feature, ties to the lowest index).
-        proxy = np.full(n_open, -np.inf)
-        feature = np.full(n_open, -1, np.intp)
-        position = np.zeros(n_open, np.intp)
-        rank = np.full(n_open, np.inf)
-        threshold = np.full(n_open, -2.0)
-        cut = np.zeros(n_open, np.intp)
-        n_left = np.zeros(n_open, np.intp)
-        go_left = np.zeros(n_open, np.bool_)
-        no_mask = np.ones((1, 1), np.bool_)
-        # Tie ranks: BestSplitter.options' draws, a row per node, and ranks them;
-        # the draws themselves order the features as their ranks do.
-        rank_of = rng.random((n_open, n_features)) if use_rank else np.zeros((1, 1))
-        if classes:
-            largest = 0.0
-            for j in range(n_open):
-                largest = max(largest, _node_weight(o_totals, j, True))
-            ok = search_classes(values, by_feature, order, o_starts, o_sizes, codes,
-                                np.zeros((0, 1), np.intp), np.array([0, n_stats]), weight,
-                                has_weight, o_totals, criterion, min_samples_leaf,
-                                min_weight_leaf, True, largest * largest < 2.0**53, False,
-                                no_mask, use_rank, rank_of, o_constant, proxy, feature, position,
-                                rank, threshold, cut, n_left, go_left)
-        elif criterion == ABSOLUTE_ERROR:
-            ok = search_deviations(values, by_feature, order, o_starts, o_sizes, stats, o_totals,
-                                   n_outputs, min_samples_leaf, min_weight_leaf, False, no_mask,
-                                   use_rank, rank_of, o_constant, proxy, feature, position, rank,
-                                   threshold, cut, n_left, go_left)
+        # The search (dtree.sweep.search_level, bound to the criterion): every
+        # feature; tie ranks are BestSplitter.options' draws, a row per node
+        # (the draws order the features as their ranks do), else the index.
+        if use_rank:
+            ranks = rng.random((n_open, n_features))
         else:
-            ok = search_regression(values, by_feature, order, o_starts, o_sizes, stats,
-                                   o_totals, criterion, n_outputs, min_samples_leaf, min_weight_leaf,
-                                   False, no_mask, use_rank, rank_of, o_constant, proxy, feature,
-                                   position, rank, threshold, cut, n_left, go_left)
-        if not ok:
-            return NAN_PROXY, state
+            ranks = np.empty((n_open, n_features))
+            for j in range(n_open):
+                for f in range(n_features):
+                    ranks[j, f] = f
+        found = np.zeros((n_open, 8))
+        search_level(values, order, o_starts, o_sizes, o_totals, sweep_codes, sweep_floats,
+                     sweep_layout, sweep_state, np.ones((n_open, n_features), np.bool_), ranks,
+                     np.full((n_open, n_features), np.nan),
+                     np.full((n_open, n_features), -1, np.int8), np.zeros(n_features, np.int8),
+                     no_bounds(n_open), min_samples_leaf, min_weight_leaf, o_constant, found)
+        feature = np.empty(n_open, np.intp)
+        threshold = np.empty(n_open)
+        cut = np.empty(n_open, np.intp)
+        n_left = np.empty(n_open, np.intp)
+        go_left = np.empty(n_open, np.bool_)
+        for j in range(n_open):
+            feature[j], threshold[j] = int(found[j, 1]), found[j, 2]
+            cut[j], n_left[j], go_left[j] = int(found[j, 3]), int(found[j, 4]), found[j, 7] != 0
         split = np.flatnonzero(feature >= 0)
         n_split = split.shape[0]
         if n_split == 0:
@@ -1830,6 +981,15 @@ def grow_levels(values, by_feature, order, codes, weight, has_weight, stats, cla
     return GROWN, (counters, sizes, totals, constant, node_left, node_right, node_feature,
                    node_threshold, node_go_left, node_samples, node_stats, level_sizes,
                    node_reason)
+
+
+@_jit
+def no_bounds(n):
+    """Bounds of ``n`` nodes without monotonicity constraints: (-inf, inf), shape (2, n)."""
+    bounds = np.empty((2, n))
+    bounds[0, :] = -np.inf
+    bounds[1, :] = np.inf
+    return bounds
 
 
 @_jit

@@ -16,16 +16,17 @@ values, so the sorted sequence of a feature is
 
 and the zero run's statistics are the node's minus the stored values' (a
 feature with no stored value in a node is constant there and costs
-nothing).  The cuts, their left children and the tie rules are those of the
-dense search (:func:`dtree.splitting.reference_split`), so a tree grown on
-a sparse matrix is the tree grown on its dense copy.  This is
-scikit-learn's ``BestSparseSplitter`` (``sklearn/tree/_splitter.pyx``)
-written level-wise: per level, one gather of the stored values of the
-samples still splitting and one sort by (feature, node, value).  For Gini
-and entropy with exact sums, and for the squared error, Friedman's MSE and
-Poisson, the level's search is compiled (:func:`dtree.kernels.search_sparse`,
-:func:`dtree.kernels.search_sparse_regression`), as are the partition of
-the stored values and the descent of CSR rows, with the same trees.
+nothing).  The sweep over that sequence is :func:`dtree.sweep.sweep_sparse`,
+with the cuts, left children and tie rules of the dense one
+(:func:`dtree.sweep.best_split`), so that a tree grown on a sparse matrix is
+the tree grown on its dense copy wherever the statistics' sums are exact
+(a node's zeros are added as one block, not one sample after another).
+This is scikit-learn's ``BestSparseSplitter``
+(``sklearn/tree/_splitter.pyx``) written level-wise: per level, one gather
+of the stored values of the samples still splitting and one sort by
+(feature, node, value); the partition of the stored values and the descent
+of CSR rows are compiled.  The absolute error, whose sweep ranks every
+sample of a node, searches a dense copy instead.
 
 Values are compared as float32 (as for dense ``X``); stored zeros are
 zeros; NaN is refused (as in scikit-learn, which supports missing values
@@ -47,25 +48,11 @@ from dtree.splitting import (
     RandomSplitter,
     SearchOptions,
     SplitResult,
-    kernel_criterion,
-    midpoint,
     partition,
-    _NO_FLOATS,
-    _NO_MASK,
-    _proxy_at,
-    reference_split,
 )
 
 __all__ = ["SparseRandomSplitter", "SparseSplitter", "check_sparse_X", "dense_to_csc",
            "is_sparse", "mostly_zeros", "sparse_values"]
-
-# The compiled search's unused ranks (float: the sparse search's drawn
-# priorities); its unused mask and weights are splitting's placeholders.
-_NO_RANK = np.zeros((1, 1))
-
-#: Statistics cells (statistics x stored values) a sweep block holds at a time.
-SPARSE_BLOCK_CELLS = 1 << 22
-
 
 def is_sparse(X) -> bool:
     """Whether ``X`` is a SciPy sparse matrix or array (without importing SciPy)."""
@@ -217,16 +204,6 @@ def sparse_values(X, rows, cols, keys=None) -> np.ndarray:
     return out
 
 
-def _stats_of(stats, samples):
-    """The statistics of ``samples`` as a dense array of shape (n_stats, samples.size)."""
-    return stats.take(samples) if isinstance(stats, ClassWeights) else stats[:, samples]
-
-
-def _block_step(stats):
-    """Stored values per block of the NumPy search (``SPARSE_BLOCK_CELLS`` statistics)."""
-    return max(1, SPARSE_BLOCK_CELLS // max(stats.shape[0], 1))
-
-
 class SparseSplitter(BestSplitter):
     """:class:`dtree.splitting.BestSplitter` on a sparse CSC ``X`` (:mod:`dtree.sparse`).
 
@@ -254,6 +231,8 @@ class SparseSplitter(BestSplitter):
         """Index the stored values of the canonical CSC ``X`` (:func:`check_sparse_X`)."""
         n, d = X.shape
         self.X, self.n_samples = X, n
+        self._sweep = None
+        self._compiled = kernels.available() if self.compiled is None else bool(self.compiled)
         self._bounds = None
         self.has_missing = np.zeros(d, bool)
         self._constant = None
@@ -394,259 +373,35 @@ class SparseSplitter(BestSplitter):
             col, row, value = self.entries
             gathered = (col, self._segment_of_samples(starts, sizes)[row], row, value)
         options = self.options(starts, sizes, gathered)
-        n_segments = starts.size
-        found = self._compiled_search(gathered, sizes, totals, options, bounds)
-        if found is not None:
-            return found
-        best = SplitResult.empty(n_segments)
-        best_rank = np.full(n_segments, np.inf)
-        col, segment, row, value = gathered
-        first, last = self._groups(col, segment)
-        if not first.size:
-            return best
-        # Blocks of whole groups, of at most SPARSE_BLOCK_CELLS statistics.
-        step = _block_step(self.stats)
-        g = 0
-        while g < first.size:
-            end = int(np.searchsorted(first, first[g] + step, side="left"))
-            end = max(end, g + 1)
-            a, b = first[g], last[end - 1] + 1
-            block = (col[a:b], segment[a:b], row[a:b], value[a:b])
-            if self.criterion.additive:
-                cands = self._additive_candidates(block, first[g:end] - a,
-                                                  last[g:end] - a, sizes, totals,
-                                                  options.thresholds)
-            else:
-                cands = self._reference_candidates(block, first[g:end] - a,
-                                                   last[g:end] - a, starts, sizes,
-                                                   options.thresholds)
-            self._keep_best(cands, options, best, best_rank)
-            g = end
-        found = best.feature >= 0
-        n_left = best.n_left
-        # No missing value in sparse X: NaN (at predict time) goes to the larger child.
-        best.update(found, cut=n_left[found],
-                    missing_go_to_left=n_left[found] > sizes[found] - n_left[found])
-        return best
-
-    def _compiled_search(self, gathered, sizes, totals, options, bounds):
-        """:meth:`search` in one compiled call (:func:`dtree.kernels.search_sparse`), or None.
-
-        For Gini and entropy of one output with exact sums
-        (:attr:`dtree.criteria.ClassWeights.exact_sums`, as for every dense
-        ``X`` of one output that :func:`mostly_zeros` sends here;
-        :func:`dtree.kernels.search_sparse`), and for the squared error,
-        Friedman's MSE and Poisson of one output or several, whatever the
-        targets (:func:`dtree.kernels.search_sparse_regression`, the floats of
-        NumPy's blocks; Poisson's with the C library's ``log2``); with no
-        monotonicity constraint and no drawn
-        thresholds, where Numba is installed and enabled; otherwise, or where a
-        proxy is NaN, None: NumPy's search.
-        """
-        stats = self.stats
-        code, n_outputs = kernel_criterion(self.criterion)
-        classes = code in (kernels.GINI, kernels.ENTROPY)
-        if (code is None or bounds is not None or options.thresholds is not None
-                or not kernels.available()):
-            return None
-        if classes and not (type(stats) is ClassWeights and stats.exact_sums):
-            return None
-        if not classes and not (isinstance(stats, np.ndarray) and stats.dtype == np.float64):
-            return None
-        n_segments = sizes.size
-        col, segment, row, value = gathered
-        use_mask, use_rank = options.feature_mask is not None, options.feature_rank is not None
-        found = SplitResult.empty(n_segments)
-        lower, upper = np.zeros(n_segments, np.float32), np.zeros(n_segments, np.float32)
-        rank = np.full(n_segments, np.inf)
-        rules = (self.min_samples_leaf, float(self.min_weight_leaf), use_mask,
-                 options.feature_mask if use_mask else _NO_MASK, use_rank,
-                 options.feature_rank.astype(np.float64, copy=False) if use_rank else _NO_RANK,
-                 found.proxy, found.feature, found.n_left, lower, upper, rank)
-        totals = np.ascontiguousarray(totals, dtype=np.float64)
-        if classes:
-            has_weight = stats.weight is not None
-            ok = kernels.search_sparse(col, segment, row, value, sizes, totals, stats.codes,
-                                       stats.weight if has_weight else _NO_FLOATS, has_weight,
-                                       code, *rules)
-        else:
-            ok = kernels.search_sparse_regression(col, segment, row, value, sizes, totals, stats,
-                                                  n_outputs, code, _block_step(stats), *rules)
-        if not ok:
-            return None
-        at = found.feature >= 0
-        found.threshold[at] = midpoint(lower[at].astype(np.float64),
-                                       upper[at].astype(np.float64))
-        n_left = found.n_left
-        # No missing value in sparse X: NaN (at predict time) goes to the larger child.
-        found.update(at, cut=n_left[at], missing_go_to_left=n_left[at] > sizes[at] - n_left[at])
+        constant = self._known_constant(starts, sizes)
+        found = self._sweep_sparse_level(gathered, sizes, totals, options, constant, bounds)
+        self._constant = (starts, sizes, constant)
         return found
 
-    def _additive_candidates(self, block, first, last, sizes, totals, thresholds=None):
-        """Every cut of the block's groups: segment, feature, left statistics, samples, gap.
+    def _sweep_sparse_level(self, gathered, sizes, totals, options, constant, bounds):
+        """:func:`dtree.sweep.search_sparse_level` on the segments, as a :class:`SplitResult`."""
+        from dtree import sweep
 
-        A group is the sorted stored values of one feature in one segment;
-        its sequence is the negative values, the zero run (if the segment
-        has samples without a stored value), then the positive values.  With
-        ``thresholds`` (the random splitter's draws, shape (n_segments,
-        n_features)), the one cut of each group at its drawn threshold.
-        """
-        col, segment, row, value = block
-        k = col.size
-        seg, f = segment[first], col[first]
-        n_stored = last - first + 1
-        n_zero = sizes[seg] - n_stored                           # the zero run's samples
-        group = np.repeat(np.arange(first.size), n_stored)
-        # prefix[:, i]: the stored values up to i (of the block); `before`: up to the group
-        prefix = np.cumsum(_stats_of(self.stats, row), axis=1)
-        before = np.zeros((prefix.shape[0], first.size))
-        before[:, first > 0] = prefix[:, first[first > 0] - 1]
-        # the zero run: the node's statistics minus its stored values'
-        zero_stats = totals[:, seg] - (prefix[:, last] - before)
-        zero_stats[:, n_zero == 0] = 0.0
-        if thresholds is not None:
-            return self._drawn_candidates(value, first, group, seg, f, prefix - before[:, group],
-                                          zero_stats, n_zero, sizes, totals, thresholds[seg, f])
-        # A cut after entry i, to the next value of the sequence (0: the zero run).
-        is_last = np.zeros(k, bool)
-        is_last[last] = True
-        next_value = np.zeros(k, np.float32)
-        next_value[:-1] = value[1:]
-        to_zero = (value < 0) & (n_zero > 0)[group] & (is_last | (next_value > 0))
-        cut = np.flatnonzero(to_zero | (~is_last & (next_value > value + FEATURE_THRESHOLD)))
-        g, lower = group[cut], value[cut]
-        after_zeros = (lower > 0) & (n_zero[g] > 0)
-        left = prefix[:, cut] - before[:, g] + np.where(after_zeros, 1.0, 0.0) * zero_stats[:, g]
-        n_left = cut - first[g] + 1 + np.where(after_zeros, n_zero[g], 0)
-        upper = np.where(to_zero[cut], np.float32(0), next_value[cut])
-        # The cut after the zero run, where a positive value follows it.
-        n_negative = np.add.reduceat((value < 0).astype(np.intp), first)
-        z = np.flatnonzero((n_zero > 0) & (n_negative < n_stored))
-        last_negative = first[z] + n_negative[z] - 1
-        z_left = np.where(n_negative[z] > 0, prefix[:, last_negative] - before[:, z], 0.0) \
-            + zero_stats[:, z]
-        return {
-            "segment": np.concatenate([seg[g], seg[z]]),
-            "feature": np.concatenate([f[g], f[z]]),
-            "left": np.concatenate([left, z_left], axis=1),
-            "n_left": np.concatenate([n_left, n_negative[z] + n_zero[z]]),
-            "lower": np.concatenate([lower, np.zeros(z.size, np.float32)]),
-            "upper": np.concatenate([upper, value[last_negative + 1]]),
-            "sizes": sizes, "totals": totals,
-        }
-
-    @staticmethod
-    def _drawn_candidates(value, first, group, seg, f, prefix, zero_stats, n_zero, sizes,
-                          totals, threshold):
-        """The cut of each group at its drawn ``threshold`` (one per group).
-
-        ``prefix`` holds the statistics of the stored values up to each
-        entry, from the start of its group.
-        """
-        # stored values x <= threshold, then the zero run if 0 <= threshold
-        below = np.add.reduceat((value.astype(np.float64) <= threshold[group]).astype(np.intp),
-                                first)
-        zeros_left = threshold >= 0
-        left = np.where(below > 0, prefix[:, first + np.maximum(below - 1, 0)], 0.0) \
-            + np.where(zeros_left, zero_stats, 0.0)
-        n_left = below + np.where(zeros_left, n_zero, 0)
-        return {"segment": seg, "feature": f, "left": left, "n_left": n_left,
-                "lower": threshold, "threshold": threshold, "sizes": sizes, "totals": totals}
-
-    def _reference_candidates(self, block, first, last, starts, sizes, thresholds=None):
-        """A non-additive criterion (the absolute error): :func:`reference_split` per group."""
-        col, segment, row, value = block
-        bounds = self._bounds
-        out = {"segment": [], "feature": [], "proxy": [], "n_left": [], "lower": [],
-               "threshold": []}
-        for a, b in zip(first, last + 1):
-            s, f = int(segment[a]), int(col[a])
-            samples = self.samples[starts[s]:starts[s] + sizes[s]]
-            x = np.zeros(samples.size, np.float32)
-            sorter = np.argsort(samples)
-            x[sorter[np.searchsorted(samples, row[a:b], sorter=sorter)]] = value[a:b]
-            constraint = {} if bounds is None else {
-                "monotonic_cst": int(self.monotonic_cst[f]), "bounds": tuple(bounds[:, s])}
-            found = reference_split(x, _stats_of(self.stats, samples), self.criterion,
-                                    min_samples_leaf=self.min_samples_leaf,
-                                    min_weight_leaf=self.min_weight_leaf,
-                                    threshold=None if thresholds is None else thresholds[s, f],
-                                    **constraint)
-            if found is not None:
-                out["segment"].append(s)
-                out["feature"].append(f)
-                out["proxy"].append(found.proxy)
-                out["n_left"].append(found.n_left)
-                out["threshold"].append(found.threshold)
-                out["lower"].append(found.threshold)
-        ints = ("segment", "feature", "n_left")
-        return {name: np.array(values, dtype=np.intp if name in ints else np.float64)
-                for name, values in out.items()}
-
-    def _keep_best(self, cands, options, best, best_rank):
-        """Replace ``best`` where a candidate scores higher (ties: lower rank, then lower cut)."""
-        seg, f, n_left = cands["segment"], cands["feature"], cands["n_left"]
-        threshold = cands.get("threshold")
-        if "proxy" in cands:                    # scored already (reference_split)
-            proxy = cands["proxy"]
-            allowed = np.ones(seg.size, bool)
-        else:
-            sizes, totals = cands["sizes"], cands["totals"]
-            allowed = (n_left >= self.min_samples_leaf) \
-                & (sizes[seg] - n_left >= self.min_samples_leaf)
-            if self._bounds is not None:
-                allowed &= self._monotonic(cands["left"], totals[:, seg], seg, f)
-            proxy = np.full(seg.size, -np.inf)
-            if allowed.any():
-                proxy[allowed] = _proxy_at(self.criterion, cands["left"][:, allowed],
-                                           totals[:, seg[allowed]], self.min_weight_leaf)
-        if options.feature_mask is not None:
-            proxy[~options.feature_mask[seg, f]] = -np.inf
-        # each segment's largest proxy, and the candidates reaching it
-        top = np.full(best.proxy.size, -np.inf)
-        np.maximum.at(top, seg, proxy)
-        at = np.flatnonzero((proxy == top[seg]) & (proxy > -np.inf))
-        if not at.size:
-            return
-        seg, f, proxy, n_left = seg[at], f[at], proxy[at], n_left[at]
-        lower = cands["lower"][at].astype(np.float64)
-        rank = f if options.feature_rank is None else options.feature_rank[seg, f]
-        # ties: the lowest rank, then the lowest cut (the first in the feature's order)
-        order = np.lexsort((lower, f, rank, seg))
-        pick = order[np.r_[True, seg[order][1:] != seg[order][:-1]]]
-        s = seg[pick]
-        better = (proxy[pick] > best.proxy[s]) | ((proxy[pick] == best.proxy[s])
-                                                  & (rank[pick] < best_rank[s]))
-        pick, s = pick[better], s[better]
-        if not s.size:
-            return
-        if threshold is None:
-            at_value = midpoint(lower[pick], cands["upper"][at][pick].astype(np.float64))
-        else:
-            at_value = threshold[at][pick]
-        best_rank[s] = rank[pick]
-        best.update(s, feature=f[pick], threshold=at_value, n_left=n_left[pick],
-                    proxy=proxy[pick])
-
-    def _monotonic(self, left, node, seg, f):
-        """Cuts that their feature's monotonicity constraint allows (as the dense search).
-
-        A cut on a constrained feature must order its children's values
-        (:meth:`~dtree.criteria.Criterion.monotonic_value`) as the
-        constraint says and keep both within its node's bounds
-        (scikit-learn's ``Criterion.check_monotonicity``); other cuts are free.
-        """
-        cst = self.monotonic_cst[f]
-        ok = np.ones(f.size, bool)
-        constrained = np.flatnonzero(cst != 0)
-        if constrained.size:
-            c, s = constrained, seg[constrained]
-            value_left = self.criterion.monotonic_value(left[:, c])
-            value_right = self.criterion.monotonic_value(node[:, c] - left[:, c])
-            ok[c] = self.criterion.check_monotonicity(cst[c], self._bounds[0, s],
-                                                      self._bounds[1, s], value_left,
-                                                      value_right)
-        return ok
+        if self._sweep is None:        # the criterion's arrays, made once per fit
+            self._sweep = (sweep.searcher(self.criterion, self._compiled),
+                           self.criterion.sweep_data(self.stats),
+                           self.criterion.sweep_state(self.stats))
+        search, data, state = self._sweep
+        col, segment, row, value = gathered
+        n_segments = sizes.size
+        masks, ranks, thresholds, _, monotonic_cst, bounds = self._search_arrays(
+            n_segments, options, bounds)
+        out = np.zeros((n_segments, 8))
+        with np.errstate(all="ignore"):
+            search.search_sparse_level(
+                np.ascontiguousarray(col, dtype=np.intp), np.ascontiguousarray(segment, np.intp),
+                np.ascontiguousarray(row, dtype=np.intp),
+                np.ascontiguousarray(value, dtype=np.float32),
+                np.ascontiguousarray(sizes, dtype=np.intp),
+                np.ascontiguousarray(totals, dtype=np.float64), *data, state, masks, ranks,
+                thresholds, monotonic_cst, bounds, int(self.min_samples_leaf),
+                float(self.min_weight_leaf), constant, out)
+        return SplitResult.from_sweep(out)
 
     # -- the partition -------------------------------------------------------
 

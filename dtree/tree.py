@@ -24,6 +24,10 @@ import numpy as np
 
 from dtree import kernels
 
+# Up to this many rows, a descent whose compiled code is not at hand yet goes
+# level by level in NumPy (compiling it takes a second, once per machine).
+_SMALL_APPLY = 1000
+
 __all__ = ["NODE_FIELDS", "Node", "NodeField", "iter_nodes"]
 
 
@@ -567,7 +571,8 @@ class TreeArrays:
             X, any_missing = X.astype(np.float64), None
         if column_of is None:
             _check_width(X, self._max_feature())
-        if column_of is None and X.dtype in (np.float32, np.float64) and kernels.available():
+        if (column_of is None and X.dtype in (np.float32, np.float64) and kernels.available()
+                and (X.shape[0] > _SMALL_APPLY or kernels.ready(kernels.apply_dense))):
             # compiled, row by row (kernels.apply_dense): the same leaves
             leaf = np.zeros(X.shape[0], dtype=np.intp)
             if X.shape[0] and self.node_count > 1:

@@ -22,3 +22,18 @@ from unix_socket_kernels import use_unix_sockets  # noqa: E402
 
 def pytest_configure(config):
     use_unix_sockets()
+
+
+def _compile_small_fits():
+    # A small fit on a machine whose compiled code is not at hand runs the split
+    # search as written while it compiles in the background
+    # (dtree.growth.compiled): which of the two a test's fit runs would then
+    # depend on the order of the tests and the machine's speed.  The tests
+    # compile every fit (the search as written is tested on its own, in
+    # tests/test_sweep.py, and the policy in a fresh process there).
+    import dtree.growth
+
+    dtree.growth.SMALL_FIT_VALUES = 0
+
+
+_compile_small_fits()

@@ -1,4 +1,4 @@
-"""benchmarks/bench_fit.py --csv, block_size.py, and the committed results.csv the book plots.
+"""benchmarks/bench_fit.py --csv and the committed results.csv the book plots.
 
 Nothing here asserts a time: the tests check the file's shape and that every
 ratio is the ratio of the two columns it summarises.
@@ -127,32 +127,6 @@ def test_committed_results_cover_the_grid_once():
         ratio = float(row["dtree_peak_rss_mb"]) / max(float(row["sklearn_peak_rss_mb"]), 0.1)
         assert float(row["memory_ratio"]) == pytest.approx(ratio, rel=1e-3)
         assert row["sklearn_version"] == PINNED_SKLEARN  # measured against the pinned one
-
-
-def test_block_size_prints_a_row_per_block_and_setting(tmp_path):
-    # block_size.py first checks that every block size grows the default's tree
-    # (it exits with an error otherwise), then times it and measures its memory.
-    out = run_bench("--n", "1000", "--blocks", "256", "16384", "--criteria", "entropy",
-                    "--depths", "3", "--repeat", "1", cwd=tmp_path, script="block_size.py")
-    environment, header, *rows = out.splitlines()
-    assert environment.startswith("# n = 1000, 20 features; dtree ")
-    assert header.split() == ["block", "criterion", "depth", "fit", "ratio", "mem", "dtree",
-                              "mem", "sk", "mem", "ratio"]
-    assert [row.split()[:3] for row in rows] == [["256", "entropy", "3"],
-                                                 ["16384", "entropy", "3"]]
-    for row in rows:
-        fit_ratio, mem_ours, mem_theirs, mem_ratio = row.split()[3:]
-        assert float(fit_ratio) > 0
-        ours, theirs = float(mem_ours.rstrip("M")), float(mem_theirs.rstrip("M"))
-        # the peaks are printed to 0.01 MiB: the ratio of the unrounded ones lies
-        # between the ratios of the rounded ones, each moved by half a digit
-        low = (ours - 0.005) / max(theirs + 0.005, 0.1)
-        high = (ours + 0.005) / max(theirs - 0.005, 0.1)
-        assert low - 0.005 <= float(mem_ratio) <= high + 0.005
-    # the block size takes effect in the measuring process: at n = 10^3, one
-    # block of 2^14 cells (about ten float64 temporaries each) is over 1 MiB
-    small, large = (float(row.split()[4].rstrip("M")) for row in rows)
-    assert large > small + 0.5
 
 
 def test_real_data_benchmark_writes_its_rows(tmp_path):

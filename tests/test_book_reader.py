@@ -109,6 +109,20 @@ def test_tree_drawings_are_svg_at_the_book_scale(name):
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
+def test_plot_tree_drawings_are_sized_as_tree_drawings(name):
+    """A dtree.plot_tree figure has the image class tree-plot, which
+    book/_static/dtree-tree-drawings.js keeps at its drawn size (or scrollable)."""
+    problems = []
+    for i, cell in enumerate(cells(name)):
+        if cell["cell_type"] != "code" or "plot_tree(" not in source(cell) or not image_types(cell):
+            continue
+        classes = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("classes", "")
+        if "tree-plot" not in str(classes).split():
+            problems.append(f"cell {i}: a plot_tree drawing without the image class tree-plot")
+    assert not problems, f"{name}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_code_shown_to_the_reader(name):
     problems = []
     lines = 0

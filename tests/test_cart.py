@@ -305,242 +305,6 @@ def _tree_arrays(tree):
             t.weighted_n_node_samples, t.value)
 
 
-@pytest.mark.parametrize("cells", [1, 5, 64])
-@pytest.mark.parametrize("make, params", [
-    (DecisionTreeClassifier, {}),
-    (DecisionTreeClassifier, {"criterion": "entropy", "min_samples_leaf": 4}),
-    (DecisionTreeClassifier, {"max_features": 2, "random_state": 3}),
-    (DecisionTreeClassifier, {"max_leaf_nodes": 12, "min_weight_fraction_leaf": 0.02}),
-    (DecisionTreeRegressor, {}),
-    (DecisionTreeRegressor, {"criterion": "poisson", "max_depth": 4}),
-    (DecisionTreeRegressor, {"min_samples_leaf": 3, "min_impurity_decrease": 0.01}),
-])
-def test_chunked_sweep_grows_the_same_tree(monkeypatch, cells, make, params):
-    # The sweep scores at most BLOCK_CELLS (feature, position) cells at a time
-    # and carries its prefix sums from one chunk into the next: tiny chunks,
-    # which cut every segment into many pieces, must give the identical tree
-    # (bit for bit) to the default, including ties (rounded values) and zero weights.
-    import dtree.splitting
-
-    rng = np.random.default_rng(7)
-    X = np.round(rng.normal(size=(240, 4)), 1)
-    y = (X[:, 0] + rng.normal(scale=0.5, size=240) > 0).astype(int) + (X[:, 1] > 0.5)
-    if make is DecisionTreeRegressor:
-        y = np.exp(X[:, 0]) + rng.random(240)
-    weight = rng.integers(0, 3, size=240).astype(float)
-    weight[0] = 1.0
-    default = make(**params).fit(X, y, sample_weight=weight)
-    monkeypatch.setattr(dtree.splitting, "BLOCK_CELLS", cells)
-    chunked = make(**params).fit(X, y, sample_weight=weight)
-    for a, b in zip(_tree_arrays(default), _tree_arrays(chunked)):
-        np.testing.assert_array_equal(a, b)
-    assert default.get_n_leaves() > 8
-
-
-def _forced_columns(X):
-    return np.ascontiguousarray(X.T, dtype=np.float32)
-
-
-def _no_columns(X):
-    return None
-
-
-@pytest.mark.parametrize("settings", [
-    # The default for these 400 samples: a small fit, big blocks, the float32 copy.
-    {"feature_columns": _no_columns},                       # X in place, one 2-D read
-    {"feature_columns": _no_columns, "GATHER_CELLS": 0},    # X in place, a read per feature
-    {"SMALL_FIT": 0},                                       # a large fit's blocks, X in place
-    {"SMALL_FIT": 0, "feature_columns": _forced_columns},   # ... and the copy
-    {"PARTITION_CELLS": 1},                                 # partition one feature at a time
-    {"PROXY_CELLS": 8, "MANY_STATS": 0},                    # proxy pieces of 2-8 cuts, ...
-    {"SMALL_FIT": 0, "MANY_STATS": 0, "SWEEP_CELLS": 256},  # ... chunks for many classes
-], ids=["in-place-2d", "in-place-per-feature", "large-fit", "large-fit-copy", "partition-1",
-        "proxy-pieces", "many-stats-chunks"])
-@pytest.mark.parametrize("make, params, missing", [
-    (DecisionTreeClassifier, {}, False),
-    (DecisionTreeClassifier, {"criterion": "entropy", "min_samples_leaf": 3}, True),
-    (DecisionTreeClassifier, {"max_features": 2, "random_state": 1, "max_leaf_nodes": 9}, False),
-    (DecisionTreeClassifier, {"splitter": "random", "random_state": 0}, True),
-    (DecisionTreeRegressor, {}, True),
-    (DecisionTreeRegressor, {"criterion": "absolute_error", "max_depth": 4}, False),
-])
-def test_ways_of_reading_and_partitioning_grow_the_same_tree(monkeypatch, settings, make,
-                                                              params, missing):
-    # How the search reads X (in place, from a float32 copy by features, one
-    # 2-D read or a read per feature), how many features a partition moves at
-    # once, the block sizes of small fits and of many classes and the pieces
-    # the proxy scores at once are speed/memory choices only:
-    # each must give the identical tree (bit for bit), with ties, zero weights,
-    # missing values and an F-ordered X.
-    import dtree.splitting
-
-    rng = np.random.default_rng(11)
-    X = np.asfortranarray(np.round(rng.normal(size=(400, 5)), 1))
-    if missing:
-        X[rng.random(X.shape) < 0.05] = np.nan
-    y = (np.nan_to_num(X[:, 0]) + rng.normal(scale=0.5, size=400) > 0).astype(int) \
-        + (np.nan_to_num(X[:, 1]) > 0.5)
-    if make is DecisionTreeRegressor:
-        y = np.exp(np.nan_to_num(X[:, 0])) + rng.random(400)
-    weight = rng.integers(0, 3, size=400).astype(float)
-    assert dtree.splitting.feature_columns(X) is not None    # the default reads the copy
-    default = make(**params).fit(X, y, sample_weight=weight)
-    for name, value in settings.items():
-        monkeypatch.setattr(dtree.splitting, name, value)
-    other = make(**params).fit(X, y, sample_weight=weight)
-    for a, b in zip(_tree_arrays(default), _tree_arrays(other)):
-        np.testing.assert_array_equal(a, b)
-    assert default.get_n_leaves() > 8
-
-
-def _record_narrowing(monkeypatch):
-    """A list that records, for each call of splitting._present_classes in the
-    fits that follow, whether it narrowed the statistics to fewer classes.
-
-    The fits run the NumPy sweep (best_splits), which renumbers the classes;
-    the compiled one (dtree.kernels) needs no renumbering: its loop over a
-    node's classes adds the same zeros.
-    """
-    import dtree.kernels
-    import dtree.splitting
-
-    monkeypatch.setattr(dtree.kernels, "ENABLED", False)
-
-    narrowed = []
-    present_classes = dtree.splitting._present_classes
-
-    def recording(stats, totals, *args):
-        out = present_classes(stats, totals, *args)
-        narrowed.append(out[0].shape[0] < stats.shape[0])
-        return out
-
-    monkeypatch.setattr(dtree.splitting, "_present_classes", recording)
-    return narrowed
-
-
-@pytest.mark.parametrize("params", [
-    {},
-    {"criterion": "entropy", "min_samples_leaf": 2},
-    {"criterion": "log_loss", "max_features": 3, "random_state": 2},
-    {"criterion": "entropy", "max_leaf_nodes": 30, "splitter": "random", "random_state": 0},
-], ids=["gini", "entropy-msl", "entropy-max-features", "best-first-random"])
-@pytest.mark.parametrize("missing", [False, True])
-def test_each_node_searched_over_its_own_classes_grows_the_same_tree(monkeypatch, params,
-                                                                     missing):
-    # best_splits renumbers the classes present in each node (_present_classes):
-    # fewer rows to sweep, and bit for bit the same tree as the sweep over all
-    # classes, with whole-number weights and missing values (a class present
-    # with no weight, which fit never passes, is in the next test).
-    import dtree.splitting
-
-    rng = np.random.default_rng(4)
-    X = np.round(rng.normal(size=(600, 5)), 1)
-    if missing:
-        X[rng.random(X.shape) < 0.05] = np.nan
-    y = np.digitize(np.nan_to_num(X[:, 0]) + 0.5 * np.nan_to_num(X[:, 1])
-                    + rng.normal(scale=0.3, size=600), np.linspace(-2, 2, 11))   # 12 classes
-    weight = rng.integers(0, 3, size=600).astype(float)
-    narrowed = _record_narrowing(monkeypatch)
-    narrow = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
-    assert any(narrowed)          # the search did run on fewer rows
-    monkeypatch.setattr(dtree.splitting, "_present_classes", lambda stats, totals, *a: (stats,
-                                                                                          totals))
-    every = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
-    for a, b in zip(_tree_arrays(narrow), _tree_arrays(every)):
-        np.testing.assert_array_equal(a, b)
-    assert narrow.get_n_leaves() > 20
-
-
-@pytest.mark.parametrize("weights, renumbered", [
-    ("whole", True), ("fractional", False), ("balanced", False)])
-def test_classes_are_renumbered_only_where_every_sum_is_exact(monkeypatch, weights, renumbered):
-    # The renumbered sweep restarts its running sum at each segment; that gives
-    # the floats of the sweep over all classes only where every partial sum is
-    # exact (whole-number weights).  Fractional weights, or class_weight's,
-    # keep all the classes.
-    rng = np.random.default_rng(4)
-    X = np.round(rng.normal(size=(600, 3)), 1)
-    y = np.digitize(X[:, 0] + rng.normal(scale=0.3, size=600), np.linspace(-2, 2, 11))
-    weight = {"whole": rng.integers(1, 3, size=600).astype(float),
-              "fractional": rng.random(600) + 0.5, "balanced": None}[weights]
-    narrowed = _record_narrowing(monkeypatch)
-    DecisionTreeClassifier(class_weight="balanced" if weights == "balanced" else None).fit(
-        X, y, sample_weight=weight)
-    assert any(narrowed) == renumbered
-
-
-def test_present_classes_renumbers_each_segment_in_class_order():
-    # The statistics of each segment keep their classes of positive weight, in
-    # their order, from row 0; the other rows are 0.
-    from dtree.criteria import ClassWeights
-    from dtree.splitting import _present_classes
-
-    codes = np.array([4, 1, 1, 3, 0, 4, 2, 2])
-    weight = np.array([1.0, 2.0, 1.0, 1.0, 3.0, 0.0, 1.0, 1.0])
-    stats = ClassWeights(codes, weight, 5)
-    samples = np.array([7, 0, 1, 2, 3, 4, 5, 6])          # positions of three segments
-    starts, sizes = np.array([0, 3, 5]), np.array([3, 2, 3])
-    totals = np.stack([np.add.reduceat(stats.take(samples)[k], starts) for k in range(5)])
-    local, local_totals = _present_classes(stats, totals, samples, starts, sizes)
-    # segment 0 (samples 7, 0, 1): classes 1, 2, 4 of weights 2, 1, 1; segment 1
-    # (2, 3): classes 1, 3; segment 2 (4, 5, 6): classes 0, 2 (class 4 weighs 0)
-    np.testing.assert_array_equal(local_totals, [[2.0, 1.0, 3.0], [1.0, 1.0, 1.0],
-                                                 [1.0, 0.0, 0.0]])
-    np.testing.assert_array_equal(local.take(samples),
-                                  [[0, 0, 2, 1, 0, 3, 0, 0], [1, 0, 0, 0, 1, 0, 0, 1],
-                                   [0, 1, 0, 0, 0, 0, 0, 0]])
-    four = np.ones((5, 3))
-    four[2, 1] = 0                                         # at most 4 of 5 classes: 1 row saved
-    assert _present_classes(stats, four, samples, starts, sizes)[0] is stats
-
-
-@pytest.mark.parametrize("criterion", ["gini", "entropy"])
-def test_proxy_pieces_of_one_cut_score_as_wider_pieces(monkeypatch, criterion):
-    # _score cuts a chunk into pieces; a piece of one cut (b == 1) would have its
-    # 13 fractional class weights summed pairwise (NumPy, on a single column)
-    # instead of one after another: scores a last bit apart, which breaks exact
-    # ties by position.  Every piece size gives the floats of one whole piece.
-    import dtree.splitting
-    from dtree.criteria import CLASSIFICATION_CRITERIA
-    from dtree.splitting import _score
-
-    crit = CLASSIFICATION_CRITERIA[criterion]
-    rng = np.random.default_rng(7)
-    stats = rng.random((13, 1, 41)) * (rng.random((13, 1, 41)) < 0.8) + 1e-3
-    left = np.cumsum(stats, axis=2)
-    totals = np.repeat(left[:, :, -1:] + rng.random((13, 1, 1)), 41, axis=2)
-    cand = np.ones((1, 41), bool)
-    whole = _score(crit, left, totals, cand, 0.0, cells=1 << 14)
-    monkeypatch.setattr(dtree.splitting, "MANY_STATS", 0)    # pieces of PROXY_CELLS for 13 stats
-    for proxy_cells in (13, 13 * 2, 13 * 5):     # pieces of 1 cut, of 2 and 5 with a last of 1
-        monkeypatch.setattr(dtree.splitting, "PROXY_CELLS", proxy_cells)
-        for mwl in (0.0, 1e-9):
-            got = _score(crit, left, totals, cand, mwl, cells=1 << 14)
-            np.testing.assert_array_equal(got.view(np.int64), whole.view(np.int64))
-
-
-def test_gather_values_reads_the_same_floats_every_way(monkeypatch):
-    # _gather_values: X in place (2-D read or a read per feature), or the float32
-    # copy by features; positions outside `live` are 0.
-    import dtree.splitting
-    from dtree.splitting import _gather_values
-
-    rng = np.random.default_rng(5)
-    X = rng.normal(size=(300, 6)) * 10.0 ** rng.integers(-30, 30, size=(300, 6))
-    X[rng.random(X.shape) < 0.1] = np.nan
-    features = np.array([4, 0, 5])
-    O = rng.integers(0, 300, size=(3, 50))
-    live = rng.random(O.shape) < 0.7
-    expected = np.where(live, X[O, features[:, None]].astype(np.float32), 0)
-    copies = [None, np.ascontiguousarray(X.T, dtype=np.float32)]
-    for columns in copies:
-        for cells in (0, 1 << 20):
-            monkeypatch.setattr(dtree.splitting, "GATHER_CELLS", cells)
-            got = _gather_values(X, features, O, live, columns)
-            assert got.dtype == np.float32
-            np.testing.assert_array_equal(got, expected)
-
-
 @pytest.mark.parametrize("make, params", [
     (DecisionTreeClassifier, {}),
     (DecisionTreeClassifier, {"splitter": "random", "random_state": 0}),
@@ -836,26 +600,26 @@ def _tree_floats(model):
 
 
 def test_siblings_searched_together_grow_the_tree_of_one_search_per_node():
-    # Best-first growth searches a split node's two children in one call when
-    # every partial sum is exact (growth._sums_are_exact): class counts, or whole
-    # regression targets.  Bit for bit the tree of one search per node.
+    # Best-first growth searches a split node's two children in one call (the
+    # sweep sums each node from 0: the floats of a search per node).  Bit for bit
+    # the tree of one search per node, whatever the weights.
     import dtree.growth
     import dtree.splitting
 
-    best_splits = dtree.splitting.best_splits
+    sweep_level = dtree.splitting.BestSplitter._sweep_level
     most_segments = []          # per fit: the most segments of one search
 
     def fit_counting(fit, X, y, *, together):
         searches = []
 
-        def counted(X, order, starts, *args, **kwargs):
+        def counted(self, starts, *args, **kwargs):
             searches.append(starts.size)
-            return best_splits(X, order, starts, *args, **kwargs)
+            return sweep_level(self, starts, *args, **kwargs)
 
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(dtree.splitting, "best_splits", counted)
+            mp.setattr(dtree.splitting.BestSplitter, "_sweep_level", counted)
             if not together:
-                mp.setattr(dtree.growth, "_sums_are_exact", lambda stats, n_features=1: False)
+                mp.setattr(dtree.growth, "_SIBLINGS_TOGETHER", False)
             model = fit(X, y)
         most_segments.append((together, max(searches, default=1)))
         return model
@@ -866,25 +630,26 @@ def test_siblings_searched_together_grow_the_tree_of_one_search_per_node():
            params=st.sampled_from([{}, {"min_samples_leaf": 3},
                                    {"max_features": 2, "random_state": 1},
                                    {"min_impurity_decrease": 0.02},
-                                   {"splitter": "random", "random_state": 0},
                                    {"monotonic_cst": [1, 0, -1]}]),
-           missing=st.booleans())
+           missing=st.booleans(), fractional=st.booleans())
     # Siblings of which one only passes min_impurity_decrease (each is held to
     # its own gain).
     @example(seed=0, n=44, regression=False, n_classes=3, max_leaf_nodes=4,
-             params={"min_impurity_decrease": 0.02}, missing=False)
-    def check(seed, n, regression, n_classes, max_leaf_nodes, params, missing):
+             params={"min_impurity_decrease": 0.02}, missing=False, fractional=False)
+    def check(seed, n, regression, n_classes, max_leaf_nodes, params, missing, fractional):
         rng = np.random.default_rng(seed)
         X = rng.integers(0, 6, size=(n, 3)).astype(float)
         if missing and "monotonic_cst" not in params:
             X[rng.random(X.shape) < 0.1] = np.nan
+        w = rng.uniform(0.1, 3.0, size=n) if fractional else None
         if regression:
-            model, y = DecisionTreeRegressor, rng.integers(0, 40, size=n).astype(float)
+            model, y = DecisionTreeRegressor, rng.normal(size=n)
         else:
             k = 2 if "monotonic_cst" in params else n_classes
             model, y = DecisionTreeClassifier, rng.integers(0, k, size=n)
+
         def fit(X, y):               # a new estimator for each fit: fit returns self
-            return model(max_leaf_nodes=max_leaf_nodes, **params).fit(X, y)
+            return model(max_leaf_nodes=max_leaf_nodes, **params).fit(X, y, sample_weight=w)
 
         together = fit_counting(fit, X, y, together=True)
         alone = fit_counting(fit, X, y, together=False)
@@ -894,32 +659,6 @@ def test_siblings_searched_together_grow_the_tree_of_one_search_per_node():
     check()
     assert max(m for together, m in most_segments if not together) == 1
     assert max(m for together, m in most_segments if together) == 2   # the joint search ran
-    # A criterion that is not additive (the absolute error) is searched node by
-    # node, even with whole targets.
-    rng = np.random.default_rng(3)
-    X, y = rng.integers(0, 6, size=(80, 3)).astype(float), rng.integers(0, 40, size=80)
-    fit_counting(lambda X, y: DecisionTreeRegressor(criterion="absolute_error",
-                                                    max_leaf_nodes=30).fit(X, y),
-                 X, y.astype(float), together=True)
-    assert most_segments[-1] == (True, 1)
-
-
-def test_sums_are_exact_only_for_whole_numbers_below_two_to_the_53():
-    from dtree.criteria import ClassWeights, SquaredError
-    from dtree.growth import _sums_are_exact
-
-    y, ones = np.array([3.0, 151.0, 25.0]), np.ones(3)
-    assert _sums_are_exact(SquaredError.sample_stats(y, ones))
-    assert not _sums_are_exact(SquaredError.sample_stats(y + 0.5, ones))
-    assert not _sums_are_exact(SquaredError.sample_stats(y, np.array([1.0, 0.5, 2.0])))
-    assert not _sums_are_exact(SquaredError.sample_stats(np.array([2.0**26, 2.0**26, 0.0]),
-                                                         ones))   # y^2 sums to 2**53
-    big = np.array([2.0**50, 2.0**50, 2.0**50])       # whole, total below 2**52 ...
-    assert _sums_are_exact(ClassWeights(np.array([0, 1, 1]), big / 2, 2))
-    assert not _sums_are_exact(ClassWeights(np.array([0, 1, 1]), big / 2, 2), n_features=4)
-    assert not _sums_are_exact(SquaredError.sample_stats(ones, big), n_features=2)
-    assert _sums_are_exact(ClassWeights(np.array([0, 1, 1]), ones, 2))
-    assert not _sums_are_exact(ClassWeights(np.array([0, 1, 1]), np.array([1.0, 0.5, 2.0]), 2))
 
 
 @pytest.mark.parametrize("weights", ["fractional", "whole"])
@@ -949,29 +688,6 @@ def test_a_best_first_node_has_the_impurity_of_its_own_samples(weights):
         both = Gini.node_stats(stats, np.concatenate([rows, rows]), np.array([0, rows.size]))
         differs += Gini.impurity(both)[0] != t.impurity[node]
     assert differs > 0 or weights == "whole"   # the two-column floats are another thing
-
-
-@pytest.mark.parametrize("data", ["diabetes", "breast_cancer"])
-def test_siblings_with_inexact_sums_are_searched_one_by_one(monkeypatch, data):
-    # With fractional weights the running sum's restart at the second sibling
-    # leaves a rounding residue: searched together, these two fits grow other
-    # trees (ties broken by the residue), so growth searches them one by one.
-    import sklearn.datasets
-
-    import dtree.growth
-
-    X, y = getattr(sklearn.datasets, f"load_{data}")(return_X_y=True)
-    model = DecisionTreeRegressor if data == "diabetes" else DecisionTreeClassifier
-    w = np.random.default_rng(5).exponential(size=y.size)
-    default = model(max_leaf_nodes=50).fit(X, y, sample_weight=w)
-    monkeypatch.setattr(dtree.growth, "_sums_are_exact", lambda stats, n_features=1: True)
-    forced = model(max_leaf_nodes=50).fit(X, y, sample_weight=w)
-    monkeypatch.setattr(dtree.growth, "_sums_are_exact", lambda stats, n_features=1: False)
-    alone = model(max_leaf_nodes=50).fit(X, y, sample_weight=w)
-    for a, b in zip(_tree_floats(default), _tree_floats(alone)):
-        np.testing.assert_array_equal(a, b)
-    assert any(not np.array_equal(a, b)
-               for a, b in zip(_tree_floats(forced), _tree_floats(alone)))
 
 
 def _large_whole_weights(case):
@@ -1016,7 +732,7 @@ def test_large_whole_weights_grow_the_tree_of_one_search_per_node(monkeypatch, c
     X, y, w, max_leaf_nodes = _large_whole_weights(case)
     assert np.all(w == np.round(w)) and w.sum() < 2.0**53
     default = DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes).fit(X, y, sample_weight=w)
-    monkeypatch.setattr(dtree.growth, "_sums_are_exact", lambda stats, n_features=1: False)
+    monkeypatch.setattr(dtree.growth, "_SIBLINGS_TOGETHER", False)
     alone = DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes).fit(X, y, sample_weight=w)
     for a, b in zip(_tree_floats(default), _tree_floats(alone)):
         np.testing.assert_array_equal(a, b)

@@ -222,26 +222,3 @@ def test_inputs_are_not_modified_and_random_splitter_works():
         assert t.value[i, 0, 0] == pytest.approx(definition(y, w, at[:, i])[0], abs=1e-12)
 
 
-@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("chunk", [
-    pytest.param((8, 2, 10**6), id="one cut per descent", marks=pytest.mark.slow),
-    pytest.param((64, 6, 7), id="43 cuts"),
-    pytest.param((256, 1 << 12, 5), id="a descent per feature")])
-def test_scoring_in_chunks_grows_the_same_tree(weighted, chunk, monkeypatch):
-    """Cuts scored a few at a time, or each feature alone, give the identical tree.
-
-    By default the 4 features x 300 samples of a level are one block and one
-    wavelet descent; a block_cells below 300 scores every feature's column
-    alone, in descents of max(QUERY_CHUNK / 2, 300 / MAX_DESCENTS) positions.
-    """
-    from dtree.criteria import AbsoluteError
-
-    X, y, w = make_data(7, n=300)
-    w = w if weighted else None
-    whole = DecisionTreeRegressor(criterion="absolute_error").fit(X, y, sample_weight=w).tree_
-    monkeypatch.setattr(AbsoluteError, "block_cells", chunk[0])
-    monkeypatch.setattr(AbsoluteError, "QUERY_CHUNK", chunk[1])
-    monkeypatch.setattr(AbsoluteError, "MAX_DESCENTS", chunk[2])
-    chunked = DecisionTreeRegressor(criterion="absolute_error").fit(X, y, sample_weight=w).tree_
-    for name in ("children_left", "feature", "threshold", "value", "impurity"):
-        np.testing.assert_array_equal(getattr(chunked, name), getattr(whole, name))

@@ -51,9 +51,10 @@ def test_every_criterion_subclasses_criterion_and_declares_its_interface():
         assert isinstance(criterion.name, str) and isinstance(criterion.is_classification, bool)
         for method in ("sample_stats", "weight", "impurity", "proxy", "value"):
             assert defined_by(criterion, method) is not Criterion, (criterion.name, method)
-        if not criterion.additive:   # sums of per-sample statistics do not apply
-            assert defined_by(criterion, "node_stats") is not Criterion
-            assert defined_by(criterion, "children_score") is not Criterion
+        # the sweep's declaration: a proxy of its own, every function static
+        assert defined_by(criterion, "score") is not Criterion, criterion.name
+        for name in criterion.SWEEP:
+            assert isinstance(vars(defined_by(criterion, name))[name], staticmethod), name
     # Every class of the module that is a criterion is in a table.
     tables = set(CLASSIFICATION_CRITERIA.values()) | set(REGRESSION_CRITERIA.values())
     for _, cls in inspect.getmembers(criteria, inspect.isclass):

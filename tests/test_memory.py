@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 from dtree import C45Classifier, DecisionTreeClassifier, multiway, splitting
+from dtree.criteria import ClassWeights
 
 MiB = 1 << 20
 
@@ -50,7 +51,7 @@ def test_cart_memory_does_not_grow_with_samples_times_classes(criterion, weighte
     # positions (a whole level with missing values or the random splitter)
     # times K classes: 206 to 344 MiB in all.  The statistics are now kept as
     # (class, weight) per sample, and the sweep's arrays of children's class
-    # weights hold at most SWEEP_CELLS float64 cells (4 MiB) each.
+    # weights are one node's at a time (dtree.sweep).
     n, n_classes = 3000, 1500
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 2)).astype(np.float32)
@@ -64,9 +65,11 @@ def test_cart_memory_does_not_grow_with_samples_times_classes(criterion, weighte
     peak = peak_bytes(lambda: tree.fit(X, y, sample_weight=weight))
     # Data: X, y, the weights and each node's class weights (the fitted tree).
     data = X.nbytes + y.nbytes + n * 8 + tree.tree_.node_count * n_classes * 8
-    # The sweep holds at most 8 arrays of SWEEP_CELLS float64 at once (children's
-    # class weights, the criterion's temporaries): 32 MiB, whatever n and K.
-    budget = 8 * splitting.SWEEP_CELLS * 8
+    # The sweep (dtree.sweep) holds one node's running class weights at a time
+    # (K float64) and a level's options (nodes x features); the nodes' sums of
+    # fractional weights build blocks of at most ClassWeights.BLOCK_CELLS
+    # one-hot cells (8 MiB): whatever n and K.
+    budget = 4 * MiB + 2 * ClassWeights.BLOCK_CELLS * 8
     assert peak < 8 * data + budget, f"peak {peak / MiB:.1f} MiB"
 
 
@@ -165,7 +168,7 @@ def test_float32_input_is_not_copied(as_frame):
 
 @pytest.mark.parametrize("n_features", [20, 60])
 def test_partition_holds_a_bounded_block_of_temporaries(n_features):
-    # partition and _keep_columns move the presorted index a block of at most
+    # partition moves the index a block of at most
     # PARTITION_CELLS cells at a time: a block of 2^17 cells took a fit at
     # n = 10^4, d = 20 from 2.2 to 3.3 MiB, beyond twice scikit-learn's peak.
     # Their temporaries must stay below half of the index itself.
@@ -179,6 +182,4 @@ def test_partition_holds_a_bounded_block_of_temporaries(n_features):
     peak = peak_bytes(lambda: splitting.partition(order, starts, sizes, n_left, goes_left))
     assert peak < order.nbytes / 2, (peak, order.nbytes)
     assert goes_left[order[:, :n_left[0]]].all() and not goes_left[order[:, n_left[0]:]].any()
-    keep = rng.random(n) < 0.5
-    peak = peak_bytes(lambda: splitting._keep_columns(order, keep))
-    assert peak < order.nbytes / 2, (peak, order.nbytes)
+

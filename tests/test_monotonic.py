@@ -8,7 +8,6 @@ hand-computed example the bounds rule itself, and the bad inputs are refused
 in scikit-learn's words.
 """
 
-import functools
 
 import numpy as np
 import pytest
@@ -19,9 +18,7 @@ from sklearn import tree as sk
 import dtree.cart
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
 from dtree.exceptions import InvalidParameterError
-from dtree.growth import grow_best_first, grow_depth_first
 from dtree.inspection import same_tree
-from dtree.splitting import RandomSplitter, ReferenceSplitter
 
 
 def make_data(seed, n=500, d=4):
@@ -279,40 +276,6 @@ def test_classifier_constrains_the_second_class():
         np.testing.assert_allclose(model.predict_proba(X), theirs.predict_proba(X))
 
 
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), sizes=st.lists(st.integers(2, 12), min_size=1, max_size=4),
-       weighted=st.booleans())
-def test_children_medians_are_the_medians_of_the_children(seed, sizes, weighted):
-    """AbsoluteError.children_medians against segment_medians of each child, cut by cut."""
-    from dtree.criteria import AbsoluteError
-    from dtree.order_statistics import segment_medians
-
-    rng = np.random.default_rng(seed)
-    sizes = np.array(sizes)
-    n = int(sizes.sum())
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    y = rng.integers(0, 5, n).astype(float)             # ties: the midpoint rule matters
-    w = rng.integers(1, 4, n).astype(float) if weighted else np.ones(n)
-    stats = AbsoluteError.sample_stats(y, w)
-    # Two rows (features): each segment's samples in two random orders.
-    O = np.vstack([np.concatenate([s + rng.permutation(k) for s, k in zip(starts, sizes)])
-                   for _ in range(2)])
-    seg = np.repeat(np.arange(sizes.size), sizes)
-    ends = starts + sizes - 1
-    row, p = np.nonzero(np.ones(O.shape, bool) & (np.arange(n) != ends[seg])[None, :])
-    medians = AbsoluteError.children_medians(stats, O, starts, sizes, row, p)
-    for k, (r, q) in enumerate(zip(row, p)):
-        s = seg[q]
-        left, right = O[r, starts[s]:q + 1], O[r, q + 1:ends[s] + 1]
-        expected = [segment_medians(y[part], w[part], np.array([0]))[1, 0]
-                    for part in (left, right)]
-        np.testing.assert_array_equal(medians[:, k], expected)
-
-
-class RandomReferenceSplitter(ReferenceSplitter, RandomSplitter):
-    """The reference search with the random splitter's thresholds."""
-
-
 @pytest.mark.parametrize("make, params", [
     (DecisionTreeClassifier, {}),
     (DecisionTreeClassifier, {"criterion": "entropy", "max_leaf_nodes": 12}),
@@ -325,8 +288,8 @@ class RandomReferenceSplitter(ReferenceSplitter, RandomSplitter):
 @pytest.mark.parametrize("cst", [[1, -1, 0, 0], [0, 1, 1, -1]])
 def test_the_sweep_finds_the_reference_splitters_constrained_splits(monkeypatch, make, params,
                                                                      cst):
-    """The vectorised sweep and :func:`dtree.splitting.reference_split` (one node, one
-    feature, a loop over cuts) reject the same cuts: the same trees, node for node."""
+    """The sweep compiled and as written (:func:`dtree.sweep.best_split`) reject the
+    same cuts: the same trees, node for node."""
     rng = np.random.default_rng(5)
     n = 150
     X = rng.integers(0, 12, size=(n, 4)) / 4.0
@@ -337,9 +300,8 @@ def test_the_sweep_finds_the_reference_splitters_constrained_splits(monkeypatch,
     weight = rng.integers(1, 5, n) / 2.0                    # exact sums
     fast = make(monotonic_cst=cst, **params).fit(X, y, sample_weight=weight)
     assert not same_tree(fast, make(**params).fit(X, y, sample_weight=weight))  # constrained
-    splitter = RandomReferenceSplitter if params.get("splitter") == "random" else ReferenceSplitter
-    for name, grow in [("grow_depth_first", grow_depth_first), ("grow_best_first", grow_best_first)]:
-        monkeypatch.setattr(dtree.cart, name, functools.partial(grow, splitter=splitter))
+    monkeypatch.setattr(dtree.splitting.BestSplitter, "compiled", False)
+    monkeypatch.setattr(dtree.growth, "_USE_GROW_LEVELS", False)
     reference = make(monotonic_cst=cst, **params).fit(X, y, sample_weight=weight)
     assert fast.tree_.node_count > 7
     for name in ("children_left", "children_right", "feature", "threshold", "n_node_samples",

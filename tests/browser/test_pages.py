@@ -179,13 +179,23 @@ WIDE_CODE = """
 
 MIN_TREE_TEXT_PX = 11
 
+# dtree.plot_tree's drawings (PNG, image class tree-plot, stored at twice the
+# size they are drawn for): shown narrower than that size, their text is
+# smaller than matplotlib drew it.
+TREE_PLOTS_SHRUNK = """
+() => [...document.querySelectorAll("article img.tree-plot")]
+  .filter(img => img.naturalWidth && img.getBoundingClientRect().width < img.naturalWidth / 2 - 1)
+  .map(img => `${img.getAttribute("src")} (${Math.round(img.getBoundingClientRect().width)} of `
+              + `${img.naturalWidth / 2} px)`)
+"""
+
 # Tree drawings whose content lies partly outside the visible area of the box
 # that clips them (the nearest ancestor that does not let it overflow, else the
 # article), with the height of that box's horizontal scrollbar: content out of
 # sight needs a scrollbar that is shown (Chromium draws a styled scrollbar,
 # which takes room; an overlay scrollbar, hidden until touched, takes none).
 TREE_CLIPPED = r"""
-() => [...document.querySelectorAll("article img.tree-drawing")].map(img => {
+() => [...document.querySelectorAll("article img.tree-drawing, article img.tree-plot")].map(img => {
   let box = img.parentElement;
   while (box.tagName !== "ARTICLE" && getComputedStyle(box).overflowX === "visible")
     box = box.parentElement;
@@ -406,6 +416,9 @@ def test_page(page_path, html_dir, book_server, offline_context, screenshot_dir)
              if t["px"] < MIN_TREE_TEXT_PX]
     if small:
         problems.append(f"tree drawings with box text under {MIN_TREE_TEXT_PX} px at 1280 px: {small}")
+    shrunk = page.evaluate(TREE_PLOTS_SHRUNK)
+    if shrunk:
+        problems.append(f"plot_tree drawings shrunk below their size at 1280 px: {shrunk}")
     clipped = [f"{t['src']} ({t['shown']} of {t['width']} px shown)"
                for t in page.evaluate(TREE_CLIPPED) if t["hidden"] and t["scrollbar"] < 6]
     if clipped:
@@ -427,6 +440,9 @@ def test_page(page_path, html_dir, book_server, offline_context, screenshot_dir)
                for t in page.evaluate(TREE_CLIPPED) if t["hidden"] and t["scrollbar"] < 6]
     if clipped:
         problems.append(f"tree drawings cut off at 390 px without a visible scrollbar: {clipped}")
+    shrunk = page.evaluate(TREE_PLOTS_SHRUNK)
+    if shrunk:
+        problems.append(f"plot_tree drawings shrunk below their size at 390 px: {shrunk}")
     overlaps = page.evaluate(EQNO_OVERLAPS)
     if overlaps:
         problems.append(f"at 390 px equation numbers overlap their equations: {overlaps[:5]}")
@@ -483,7 +499,7 @@ def test_tree_drawings_on_a_phone(html_dir, book_server, browser):
     MIN_TREE_TEXT_PX; "Fit to column" shows the whole tree within the column,
     and a second click returns to the readable size."""
     pages = [p for p in book_pages(html_dir)
-             if "tree-drawing" in (html_dir / p).read_text(encoding="utf-8")]
+             if re.search(r"tree-(drawing|plot)", (html_dir / p).read_text(encoding="utf-8"))]
     assert pages, "no page with a tree drawing"
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                   has_touch=True, device_scale_factor=2)
@@ -498,6 +514,7 @@ def test_tree_drawings_on_a_phone(html_dir, book_server, browser):
             for t in page.evaluate(TREE_TEXT_PX):
                 if t["px"] < MIN_TREE_TEXT_PX:
                     problems.append(f"{page_path}: {t['src']} box text {t['px']:.1f} px")
+            problems += [f"{page_path}: {t} shrunk" for t in page.evaluate(TREE_PLOTS_SHRUNK)]
             drawings = page.evaluate(TREE_CLIPPED)
             for index, t in enumerate(drawings):
                 if not t["hidden"]:
@@ -506,7 +523,8 @@ def test_tree_drawings_on_a_phone(html_dir, book_server, browser):
                     problems.append(f"{page_path}: {t['src']} shows {t['shown']} of "
                                     f"{t['width']} px, with no visible scrollbar or zoom button")
                     continue
-                button = page.locator("article img.tree-drawing").nth(index).locator(
+                button = page.locator("article img.tree-drawing, article img.tree-plot").nth(
+                    index).locator(
                     "xpath=ancestor::div[contains(@class, 'tree-drawing-frame')]"
                     "/preceding-sibling::div[contains(@class, 'tree-drawing-bar')]//button")
                 button.click()
@@ -517,8 +535,9 @@ def test_tree_drawings_on_a_phone(html_dir, book_server, browser):
                                     f"'Fit to column' ({fitted['shown']} of {fitted['width']} px)")
                 button.click()
                 page.wait_for_timeout(100)
-                if page.evaluate(TREE_TEXT_PX)[index]["px"] < MIN_TREE_TEXT_PX:
-                    problems.append(f"{page_path}: {t['src']} not readable after the second click")
+                if page.evaluate(TREE_CLIPPED)[index]["width"] != t["width"]:
+                    problems.append(f"{page_path}: {t['src']} not back to its readable size "
+                                    "after the second click")
     finally:
         context.close()
     assert not problems, "tree drawings on a phone:\n  " + "\n  ".join(problems)
