@@ -142,18 +142,8 @@ def test_code_shown_to_the_reader(name):
     assert not problems, f"{name}:\n  " + "\n  ".join(problems)
 
 
-# Notebooks whose folds were not yet written when the check came (their authors
-# were rewriting them): strict, so that the mark goes once they are written.
-FOLDS_PENDING = {"book/part2/c45.ipynb", "book/part2/cart.ipynb",
-                 "book/solutions/c45.ipynb", "book/solutions/cart.ipynb"}
-
-
-@pytest.mark.parametrize("path", [
-    pytest.param(path, marks=pytest.mark.xfail(
-        strict=True, reason="folds pending: run python book/_ext/fold_cells.py on it"))
-    if path.relative_to(ROOT).as_posix() in FOLDS_PENDING else path
-    for path in fold_cells.notebooks()
-], ids=lambda path: path.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("path", fold_cells.notebooks(),
+                         ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_cells_folded_in_the_book_are_folded_in_jupyterlab(path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
     problems = fold_cells.disagreements(notebook)

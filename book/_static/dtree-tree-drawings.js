@@ -1,4 +1,5 @@
-/* Tree drawings (Graphviz SVGs, image class tree-drawing) that fit their column.
+/* Tree drawings (Graphviz SVGs, image class tree-drawing, and dtree.plot_tree's
+   PNGs, class tree-plot) that fit their column.
 
    A drawing is shown at three quarters of Graphviz's size (box text 14 px), or
    smaller when its column is narrower, down to box text of MIN_TEXT_PX.  A
@@ -16,13 +17,24 @@
   const BOOK_SCALE = 0.75;           // the book's size: 14 px box text
   const MIN_TEXT_PX = 11;
   const MIN_SCALE = MIN_TEXT_PX / SVG_TEXT_PX;
+  // A matplotlib tree (dtree.plot_tree, image class tree-plot) is a PNG stored
+  // at twice the size it is drawn for (sharp on high-DPI screens): shown at
+  // that size or less when it fits, never below it when it does not.
+  const SELECTOR = "img.tree-drawing, img.tree-plot";
+  function scales(img) {
+    return img.classList.contains("tree-plot")
+      ? { book: 0.5, min: 0.5 } : { book: BOOK_SCALE, min: MIN_SCALE };
+  }
 
   function frameOf(img) {
-    if (img.parentElement.classList.contains("tree-drawing-frame")) return img.parentElement;
+    // Sphinx links a scaled PNG to its file: the frame goes around the link,
+    // so that the button above it is not part of the link.
+    const item = img.parentElement.tagName === "A" ? img.parentElement : img;
+    if (item.parentElement.classList.contains("tree-drawing-frame")) return item.parentElement;
     const frame = document.createElement("div");
     frame.className = "tree-drawing-frame";
-    img.before(frame);
-    frame.append(img);
+    item.before(frame);
+    frame.append(item);
     const bar = document.createElement("div");
     bar.className = "tree-drawing-bar";
     const note = document.createElement("span");
@@ -45,12 +57,14 @@
     const parent = frame.parentElement, style = getComputedStyle(parent);
     const column = parent.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
     const natural = img.naturalWidth;
-    const fit = Math.min(BOOK_SCALE, column / natural);
-    const readable = Math.max(fit, MIN_SCALE);
+    const scale = scales(img);
+    const fit = Math.min(scale.book, column / natural);
+    const readable = Math.max(fit, scale.min);
     const wide = natural * readable > column + 1;
     const fitted = wide && frame.dataset.fitted === "yes";
     img.style.width = `${Math.ceil(natural * (fitted ? fit : readable))}px`;
     img.style.height = "auto";
+    img.style.maxWidth = "none";
     frame.classList.toggle("tree-drawing-scrolls", wide && !fitted);
     const bar = frame.previousElementSibling;
     bar.hidden = !wide;
@@ -64,11 +78,11 @@
   }
 
   function sizeAll() {
-    document.querySelectorAll("img.tree-drawing").forEach(size);
+    document.querySelectorAll(SELECTOR).forEach(size);
   }
 
   function start() {
-    document.querySelectorAll("img.tree-drawing").forEach(img => {
+    document.querySelectorAll(SELECTOR).forEach(img => {
       if (img.complete) size(img);
       else img.addEventListener("load", () => size(img), { once: true });
     });

@@ -529,7 +529,12 @@ def test_tree_drawings_on_a_phone(html_dir, book_server, browser):
                     "/preceding-sibling::div[contains(@class, 'tree-drawing-bar')]//button")
                 button.click()
                 page.wait_for_timeout(100)
-                fitted = page.evaluate(TREE_CLIPPED)[index]
+                after = page.evaluate(TREE_CLIPPED)
+                if len(after) != len(drawings):
+                    problems.append(f"{page_path}: the zoom button of {t['src']} left the page "
+                                    f"({page.url})")
+                    break
+                fitted = after[index]
                 if fitted["hidden"]:
                     problems.append(f"{page_path}: {t['src']} still cut off after "
                                     f"'Fit to column' ({fitted['shown']} of {fitted['width']} px)")
