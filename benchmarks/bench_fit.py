@@ -92,7 +92,7 @@ def measure_peak_fit(setup):
     """Peak RSS (MiB) of ``estimator.fit(X, y)`` in a fresh process, above its RSS just before.
 
     ``setup`` is Python code, run in that process with this folder on its
-    path, that defines ``X``, ``y`` and ``estimator``.  Linux: writing 5 to
+    path, that defines ``X``, ``y`` and ``estimator`` (and, optionally, ``fit_kwargs``).  Linux: writing 5 to
     /proc/self/clear_refs resets the peak (VmHWM) to the current RSS, so the
     peak of making the data does not count.  Before it, a fit on 50 rows loads
     whatever ``fit`` imports lazily, and a fit of the same ``X`` loads the
@@ -111,8 +111,10 @@ from sklearn.base import clone
 def status_kib(key):
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(key + ":"))
-clone(estimator).fit(X[:50], y[:50])
-clone(estimator).fit(X, y)
+fit_kwargs = globals().get("fit_kwargs", {{}})
+warm = {{k: (None if v is None else v[:50]) for k, v in fit_kwargs.items()}}
+clone(estimator).fit(X[:50], y[:50], **warm)
+clone(estimator).fit(X, y, **fit_kwargs)
 try:
     ctypes.CDLL("libc.so.6").malloc_trim(0)
 except (OSError, AttributeError):   # not glibc: the baseline may include free heap pages
@@ -120,7 +122,7 @@ except (OSError, AttributeError):   # not glibc: the baseline may include free h
 with open("/proc/self/clear_refs", "w") as f:
     f.write("5")
 baseline = status_kib("VmRSS")
-estimator.fit(X, y)
+estimator.fit(X, y, **fit_kwargs)
 print(json.dumps((status_kib("VmHWM") - baseline) / 1024))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

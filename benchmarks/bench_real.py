@@ -123,12 +123,52 @@ def dataset(name):
     if name == "tall_regression":
         X, y = sk.make_regression(n_samples=1_000_000, n_features=10, noise=1.0, random_state=0)
         return X, y - y.min() + 1.0, "regression"
+    if name in SETTINGS:
+        # the settings users run, on continuous data of 5·10⁴ rows and 20 features
+        # (binary_20: 2·10⁴ rows of 100 binary columns, 20 % ones)
+        if name == "binary_20":
+            X = (rng.random((20_000, 100)) < 0.2).astype(float)
+            score = X[:, :10] @ rng.normal(size=10) + rng.normal(scale=0.5, size=20_000)
+            return X, (score > np.median(score)).astype(int), "classification"
+        X, y = sk.make_classification(n_samples=50_000, n_features=20, n_informative=10,
+                                      random_state=0)
+        if name == "missing_10":
+            X[rng.random(X.shape) < 0.1] = np.nan
+        return X, y, "classification"
     raise ValueError(f"dataset: unknown name {name!r}; expected one of {DATASETS}")
+
+
+# The settings users run beyond the defaults (issue 41), each a data set of its
+# own: estimator parameters and the sample weights of fit ("poisson": a
+# bootstrap's counts, as a random forest draws them; "fractional": uniform on
+# [0.5, 2]).  Both libraries get the same parameters and weights.
+SETTINGS = {
+    "missing_10": ({}, None),
+    "forest_draw": ({"max_features": "sqrt"}, "poisson"),
+    "extra_trees_draw": ({"splitter": "random", "max_features": "sqrt"}, None),
+    "fractional_weights": ({}, "fractional"),
+    "max_leaf_nodes": ({"max_leaf_nodes": 1000}, None),
+    "binary_20": ({}, None),
+}
+
+
+def sample_weight(name, n):
+    """The sample weights of the setting ``name`` (None: none)."""
+    import numpy as np
+
+    kind = SETTINGS.get(name, ({}, None))[1]
+    rng = np.random.default_rng(1)
+    if kind == "poisson":
+        return rng.poisson(1.0, n).astype(float)
+    if kind == "fractional":
+        return rng.uniform(0.5, 2.0, n)
+    return None
 
 
 DATASETS = ["iris", "wine", "breast_cancer", "digits", "diabetes", "classes_10", "classes_100",
             "tied_integers", "one_hot", "covertype_like", "wide", "friedman_rounded", "tall",
-            "tall_regression"]
+            "tall_regression", "missing_10", "forest_draw", "extra_trees_draw",
+            "fractional_weights", "max_leaf_nodes", "binary_20"]
 # the tall tables are grown to max_depth=10 only (a full-depth tree of 10⁶ rows
 # is 10⁵ leaves of noise, which nobody grows) and with one criterion per task
 TALL = {"tall": ["gini"], "tall_regression": ["squared_error"]}
@@ -147,16 +187,19 @@ def depths(name):
     return [10] if name in TALL else [None, 10]
 
 
-def estimators(task, criterion, depth):
+def estimators(task, criterion, depth, name=None):
+    """dtree's and scikit-learn's estimators (with the setting ``name``'s parameters)."""
     from sklearn import tree as sk
 
     import dtree
 
+    params = {"criterion": criterion, "max_depth": depth,
+              **SETTINGS.get(name, ({}, None))[0]}
     if task == "classification":
-        return (dtree.DecisionTreeClassifier(criterion=criterion, max_depth=depth),
-                sk.DecisionTreeClassifier(criterion=criterion, max_depth=depth, random_state=0))
-    return (dtree.DecisionTreeRegressor(criterion=criterion, max_depth=depth),
-            sk.DecisionTreeRegressor(criterion=criterion, max_depth=depth, random_state=0))
+        return (dtree.DecisionTreeClassifier(**params, random_state=0),
+                sk.DecisionTreeClassifier(**params, random_state=0))
+    return (dtree.DecisionTreeRegressor(**params, random_state=0),
+            sk.DecisionTreeRegressor(**params, random_state=0))
 
 
 def peak_fit_mib(library, name, criterion, depth):
@@ -164,10 +207,11 @@ def peak_fit_mib(library, name, criterion, depth):
 
     ``bench_fit.measure_peak_fit`` on the data set ``name`` (:func:`dataset`).
     """
-    return measure_peak_fit(f"""from bench_real import dataset, estimators
+    return measure_peak_fit(f"""from bench_real import dataset, estimators, sample_weight
 X, y, task = dataset({name!r})
-ours, theirs = estimators(task, {criterion!r}, {depth!r})
+ours, theirs = estimators(task, {criterion!r}, {depth!r}, {name!r})
 estimator = ours if {library!r} == "dtree" else theirs
+fit_kwargs = {{"sample_weight": sample_weight({name!r}, len(y))}}
 """)
 
 
@@ -251,11 +295,13 @@ def main():
         n_classes = len(set(y.tolist())) if task == "classification" else ""
         for criterion in criteria(name, task, n):
             for depth in depths(name):
-                ours, theirs = estimators(task, criterion, depth)
+                ours, theirs = estimators(task, criterion, depth, name)
+                w = sample_weight(name, n)
                 repeat = args.repeat if n < 10**6 else min(args.repeat, 3)
                 # below MEMORY_MIN_N rows, at least PREDICT_REPEAT fits (see there)
                 fit_repeat = max(repeat, PREDICT_REPEAT) if n < MEMORY_MIN_N else repeat
-                t_ours, t_theirs = best_times([lambda: ours.fit(X, y), lambda: theirs.fit(X, y)],
+                t_ours, t_theirs = best_times([lambda: ours.fit(X, y, sample_weight=w),
+                                               lambda: theirs.fit(X, y, sample_weight=w)],
                                               fit_repeat)
                 p_ours, p_theirs = best_times([lambda: ours.predict(X),
                                                lambda: theirs.predict(X)],
