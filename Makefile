@@ -131,23 +131,27 @@ bwrap:
 # included, in _build/.doctrees), unless something the notebooks run changed
 # that Sphinx does not watch: dtree (code and data), the book's Sphinx extensions,
 # the homework scripts the instructors' guide imports, the benchmark table of
-# the real-data chapter, or the pins.  Then, after a failed build (a warning
-# under -W of a page that would now be skipped), when _build has no complete
-# build, or with FRESH=1, every notebook runs again (jupyter-book's --all).
-# Sphinx itself reads every page again when a setting of _config.yml that
-# pages depend on changes.  Measured: 8 s with nothing changed, 46 s with the
-# three C4.5 notebooks changed, 5-7 min for every notebook (README.md).
+# the real-data chapter, or the pins.  Their SHA-256 sums at the start of the
+# last complete build are kept in $(BOOK_DONE) (contents, not times: a
+# checkout that leaves a file as it was costs nothing).  After a failed build
+# (a warning under -W of a page that would now be skipped), when _build has no
+# complete build, or with FRESH=1, every notebook runs again (jupyter-book's
+# --all).  Sphinx itself reads every page again when a setting of _config.yml
+# that pages depend on changes.  Measured: 8 s with nothing changed, 46 s with
+# the three C4.5 notebooks changed, 4-7 min for every notebook (README.md).
 BOOK_DONE    := _build/.book-complete
 BOOK_DEPENDS := dtree book/_ext/dtree_book.py book/_ext/unix_socket_kernels.py book/homework \
   benchmarks/results.csv requirements.txt pyproject.toml
 book: $(BOOK_STAMP) dot
-	@mkdir -p _build; touch $(BOOK_DONE).start; fresh=--all; \
+	@mkdir -p _build; \
+	find $(BOOK_DEPENDS) -type f -not -path '*/__pycache__/*' -print0 | sort -z \
+	  | xargs -0 sha256sum > $(BOOK_DONE).start; fresh=--all; \
 	if [ -n "$(FRESH)" ]; then \
 	  echo "make book: every notebook is executed (FRESH=$(FRESH))"; \
 	elif [ ! -f $(BOOK_DONE) ]; then \
 	  echo "make book: every notebook is executed (_build holds no complete build to reuse)"; \
-	elif changed=$$(find $(BOOK_DEPENDS) -type f -newer $(BOOK_DONE) -not -path '*/__pycache__/*' | head -n 3) \
-	  && [ -n "$$changed" ]; then \
+	elif ! cmp -s $(BOOK_DONE) $(BOOK_DONE).start; then \
+	  changed=$$({ diff $(BOOK_DONE) $(BOOK_DONE).start || true; } | sed -n 's/^[<>] [0-9a-f]*  //p' | sort -u | sed -n 1,3p); \
 	  echo "make book: every notebook is executed (changed since the last build: $$(echo $$changed))"; \
 	else \
 	  fresh=; echo "make book: only the pages changed since the last build are executed and read again"; \
