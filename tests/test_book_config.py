@@ -525,3 +525,55 @@ def test_sources_without_an_author_are_cited_by_a_short_title():
         short = re.search(r"^\s*shorttitle\s*=\s*\{\{?(.*?)\}?\},?\s*$", entry, re.M)
         assert short, f"{key} names no author: give it a shorttitle for in-text citations"
         assert len(short.group(1)) <= 30, f"{key}: shorttitle {short.group(1)!r} is long"
+
+
+# -- make book: what it executes again ------------------------------------------------
+
+
+def test_make_book_executes_every_notebook_only_when_it_must(tmp_path):
+    """The Makefile's book target passes jupyter-book --all unless the last
+    build completed and nothing the notebooks run (dtree, ...) changed in
+    content; a failed build is never reused (run with a stand-in jupyter-book
+    in a copy holding the Makefile and the files it hashes)."""
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None or shutil.which("sha256sum") is None:
+        pytest.skip("needs make and sha256sum")
+    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy2(ROOT / name, tmp_path / name)
+    for folder in ("dtree", "book/homework"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "module.py").write_text("x = 1\n")
+    (tmp_path / "book/_ext").mkdir()
+    for name in ("dtree_book.py", "unix_socket_kernels.py"):
+        (tmp_path / "book/_ext" / name).write_text("")
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks/results.csv").write_text("a\n")
+    stamp = tmp_path / ".venv" / ".installed-book"
+    stamp.parent.mkdir()
+    stamp.touch()
+    os.utime(stamp, (2**31 - 1, 2**31 - 1))  # newer than the pins: nothing to install
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    (fake / "jupyter-book").write_text('#!/bin/sh\necho "jupyter-book $*"\nexit "${FAIL:-0}"\n')
+    (fake / "jupyter-book").chmod(0o755)
+
+    def build(**env):
+        result = subprocess.run(["make", "--no-print-directory", "book", f"BIN={fake}",
+                                 *(f"{k}={v}" for k, v in env.items() if k != "FAIL")],
+                                cwd=tmp_path, capture_output=True, text=True,
+                                env={**os.environ, "FAIL": str(env.get("FAIL", 0))})
+        line = next((l for l in result.stdout.splitlines() if l.startswith("jupyter-book")), "")
+        return result.returncode, line.endswith("--all")
+
+    assert build() == (0, True)            # nothing to reuse
+    assert build() == (0, False)           # nothing changed
+    (tmp_path / "dtree/module.py").write_text("x = 2\n")
+    assert build() == (0, True)            # dtree changed
+    os.utime(tmp_path / "dtree/module.py")  # a newer time, the same content
+    assert build() == (0, False)
+    assert build(FRESH=1) == (0, True)
+    assert build(FAIL=1)[0] != 0           # a failed build ...
+    assert build() == (0, True)            # ... is not reused
