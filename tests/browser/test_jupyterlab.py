@@ -87,8 +87,11 @@ def lab(tmp_path_factory):
         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build", "__pycache__"),
     )
     # The real-data chapter reads the committed benchmark run, beside book/ in
-    # a clone (dtree.book.repository_file("benchmarks/results.csv")).
+    # a clone (dtree.book.repository_file("benchmarks/results.csv")), and the
+    # C4.5 chapter counts its agreement with Release 8 from tests/release8.
     shutil.copytree(ROOT / "benchmarks", root / "benchmarks")
+    shutil.copytree(ROOT / "tests" / "release8", root / "tests" / "release8",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     # The student's copy has no outputs and no execution counts: whatever the
     # saved notebook holds afterwards was computed and saved by JupyterLab.
     for copy in (root / "book").rglob("*.ipynb"):
