@@ -17,6 +17,7 @@
 #   make browser-test   test the built book in Chromium and JupyterLab
 #   make linkcheck      check the external links (skipped offline)
 #   make lab     open JupyterLab on the book
+#   make cjk-font    rewrite the web font of the book's Chinese characters
 #   make student-book   the student edition (no solutions) into _build/student
 #   make homework       student notebooks and autograders into _build/homework
 #   make grade HW=gain SUBMISSIONS=folder [SCORES=scores.csv] [TIMEOUT=seconds]
