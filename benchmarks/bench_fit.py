@@ -107,6 +107,8 @@ def measure_peak_fit(setup):
 import ctypes, json, sys
 sys.path.insert(0, {sys.path[0]!r})
 from sklearn.base import clone
+import dtree.kernels
+dtree.kernels.COMPILE_IN_FOREGROUND = True
 {setup}
 def status_kib(key):
     with open("/proc/self/status") as f:
@@ -203,6 +205,9 @@ def run_writing(path, columns, run):
 
 
 def main():
+    import dtree.kernels
+
+    dtree.kernels.COMPILE_IN_FOREGROUND = True     # time compiled code (see bench_real.py)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--features", type=int, default=20)

@@ -263,6 +263,11 @@ def run_multiway(repeat, writer, n):
 
 
 def main():
+    import dtree.kernels
+
+    # compiled code, compiled before it is timed (a small fit on a machine that
+    # has not compiled it yet would otherwise run the loop as written)
+    dtree.kernels.COMPILE_IN_FOREGROUND = True
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=DATASETS, choices=DATASETS)
     parser.add_argument("--repeat", type=int, default=5,

@@ -173,8 +173,8 @@ class _BaseDecisionTree(BaseEstimator):
         ccp_alpha = check_float_param(self.ccp_alpha, "ccp_alpha", owner=owner)
         names = feature_names_of(X)
         # The caller's array itself if it is float32/float64 (read, never
-        # written), else a float32 copy; the split search may add its own
-        # float32 copy by features (dtree.splitting.feature_columns).
+        # written), else a float32 copy; the split search reads a float32 X
+        # in place and copies a float64 one to float32 (dtree.splitting.columns).
         sparse = is_sparse(X)
         if sparse:              # a private CSC copy, never densified (dtree.sparse)
             X_fit = check_sparse_X(X, fmt="csc",

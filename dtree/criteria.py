@@ -57,20 +57,6 @@ EPSILON = np.finfo(np.float64).eps
 _NO_CODES = np.zeros((0, 1), dtype=np.intp)
 
 
-def _running_sums_exact(total, n_sums=1) -> bool:
-    """Whether ``n_sums`` running sums of whole numbers of total magnitude ``total`` stay exact.
-
-    Every partial sum of whole numbers below :math:`2^{53}` is an exact float,
-    and then any order of summation gives the same float.  A sweep's running
-    sum may span ``n_sums`` features (the sparse search's does) before it
-    restarts by subtracting what came before, so their total must stay below
-    the bound as well (:math:`2^{52}`: a factor of two to spare).  ``total``
-    is the sum of the magnitudes; that they are whole numbers is the
-    caller's check.
-    """
-    return float(total) * n_sums < 2.0**52
-
-
 def _sum_over_classes(a):
     """Sum of ``a`` of shape (n_classes, ...) over its first axis, one class after another.
 
@@ -986,17 +972,16 @@ class AbsoluteError(Criterion):
     def score(left, total, state, layout):
         # -(D_L + D_R), each output's deviations summed, in the feature's order
         by_target, in_order, is_left, counts, values = state
-        n_left, size = counts[0], counts[1]
         d_left, d_right = 0.0, 0.0
         for k in range(layout[0]):
-            median = _weighted_median(state, k, True, left[0])
-            for i in range(n_left):
+            median_left = _weighted_median(state, k, True, left[0])
+            median_right = _weighted_median(state, k, False, total[0] - left[0])
+            for i in range(counts[1]):
                 s = in_order[i]
-                d_left += values[0, s] * abs(values[1 + k, s] - median)
-            median = _weighted_median(state, k, False, total[0] - left[0])
-            for i in range(n_left, size):
-                s = in_order[i]
-                d_right += values[0, s] * abs(values[1 + k, s] - median)
+                if is_left[s]:
+                    d_left += values[0, s] * abs(values[1 + k, s] - median_left)
+                else:
+                    d_right += values[0, s] * abs(values[1 + k, s] - median_right)
         return -(d_left + d_right)
 
 

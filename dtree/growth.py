@@ -55,7 +55,7 @@ from dtree.criteria import (EPSILON, AbsoluteError, ClassWeights, Entropy, Fried
                             Poisson, SquaredError)
 from dtree.splitting import (_KERNEL_OUTPUTS, _NO_CODES, _NO_FLOATS, _NO_STATS, BestSplitter,
                              RandomSplitter, _deviations_exact, _has_missing, kernel_criterion,
-                             presort)
+                             columns_layout, presort)
 from dtree.sparse import SparseRandomSplitter, SparseSplitter, dense_to_csc, mostly_zeros
 from dtree.tree import TREE_LEAF, node_fields
 
@@ -91,46 +91,86 @@ def layout(X, stats, criterion, sparse):
 #: first fit on a fresh machine does not wait seconds for Numba.
 SMALL_FIT_VALUES = 4096
 
-# Set (to True) in the background fit that compiles a criterion's search.
+# Set (to True) in the background fits that compile a criterion's search.
 _COMPILING = contextvars.ContextVar("dtree_compiling", default=False)
 
 
-def compiled(criterion, X) -> bool:
+def compiled(criterion, X, sparse=False) -> bool:
     """Whether a fit of ``criterion`` on ``X`` runs the compiled search (:mod:`dtree.sweep`).
 
-    Yes where Numba is available and either the criterion's compiled search
-    is at hand (:func:`dtree.kernels.ready`: compiled in this process, or in
-    Numba's cache on disk) or ``X`` holds more than :data:`SMALL_FIT_VALUES`
-    values (compiling, a few seconds once per machine, then costs less than
-    the loop as written).  A small fit otherwise runs the loop as written and
-    starts its compilation in the background (:func:`dtree.kernels.warm_up`).
+    Yes where Numba is available and either the compiled search of ``X``'s
+    layout (dense or ``sparse``) is at hand (:func:`dtree.kernels.ready`:
+    compiled in this process, or in Numba's cache on disk) or ``X`` holds
+    more than :data:`SMALL_FIT_VALUES` values (compiling it, seconds once per
+    machine, then costs less than the loop as written).  Otherwise the fit
+    runs the loop as written; then, and whenever the whole compiled growth
+    (:func:`whole_growth_compiled`) is not at hand, the compilation starts in
+    the background (:func:`dtree.kernels.warm_up`).
     """
     if not kernels.available():
         return False
-    search = sweep.searcher(criterion, compiled=True)
-    if (_COMPILING.get() or kernels.ready(search.grow_levels, search.search_level)
-            or X.shape[0] * X.shape[1] > SMALL_FIT_VALUES):
+    if kernels.COMPILE_IN_FOREGROUND or _COMPILING.get():
         return True
-    kernels.warm_up(criterion.sweep_key(), lambda: _compile(criterion))
-    return False
+    layout = "C" if sparse else columns_layout(X)
+    search = sweep.searcher(criterion, True, layout)
+    ready = kernels.ready(search.search_sparse_level if sparse else search.search_level)
+    if not ready or not (sparse or kernels.ready(search.grow_levels)):
+        key = (criterion.sweep_key(), layout, sparse)
+        kernels.warm_up(key, lambda: _compile(criterion, X.dtype, layout, sparse))
+    return ready or X.shape[0] * X.shape[1] > SMALL_FIT_VALUES
 
 
-def _compile(criterion):
-    """Fit small trees with ``criterion``'s compiled search: its machine code, made and cached."""
+def whole_growth_compiled(criterion, layout) -> bool:
+    """Whether a depth-first fit may run as one compiled call (:func:`dtree.kernels.grow_levels`).
+
+    Where its machine code is at hand (its compilation takes several times
+    the search's, and is made in the background: :func:`compiled`), or
+    :data:`dtree.kernels.COMPILE_IN_FOREGROUND`; otherwise the growth goes level by level,
+    each level's search compiled.
+    """
+    if kernels.COMPILE_IN_FOREGROUND or _COMPILING.get():
+        return True
+    return kernels.ready(sweep.searcher(criterion, True, layout).grow_levels)
+
+
+def _compile(criterion, dtype, layout, sparse):
+    """Fit small trees with ``criterion``'s compiled search on ``X`` of the given kind: its
+    machine code, made and cached (the level-by-level search first, then the whole growth)."""
     from dtree.cart import DecisionTreeClassifier, DecisionTreeRegressor
 
     _COMPILING.set(True)
     rng = np.random.default_rng(0)
-    X = rng.integers(0, 4, (40, 3)).astype(float)
+    X = rng.integers(0, 4, (40, 3)).astype(dtype)
+    if dtype == np.float32 and layout == "C":
+        X = np.asfortranarray(X)
     y = rng.integers(0, 3, 40)
     make = DecisionTreeClassifier if criterion.is_classification else DecisionTreeRegressor
     if not criterion.is_classification:
         y = y + 1.0
     name = getattr(criterion, "base", criterion).name
+    if sparse:
+        import scipy.sparse
+
+        make(criterion=name).fit(scipy.sparse.csc_matrix(X), y)
+        return
+    make(criterion=name, max_leaf_nodes=20).fit(X, y)   # the search, level by level
     make(criterion=name).fit(X, y).predict(X)            # the whole growth, compiled
-    X[::5, 0] = np.nan
-    if name != "absolute_error":
-        make(criterion=name).fit(X, y)                   # the level by level growth
+
+
+def precompile(criteria=("gini", "squared_error")):
+    """Compile the search of ``criteria`` now (Numba caches it on disk): for an image or an
+    environment built once and started many times (Binder's postBuild), whose first fits then
+    find it at hand.  The criteria are names of ``DecisionTreeClassifier``'s or
+    ``DecisionTreeRegressor``'s ``criterion``."""
+    from dtree.criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+
+    token = _COMPILING.set(True)
+    try:
+        for name in criteria:
+            criterion = CLASSIFICATION_CRITERIA.get(name) or REGRESSION_CRITERIA[name]
+            _compile(criterion, np.dtype(np.float64), "C", False)
+    finally:
+        _COMPILING.reset(token)
 
 
 _USE_GROW_LEVELS = os.environ.get("DTREE_GROW_LEVELS", "1") != "0"
@@ -241,7 +281,7 @@ def _splitter(X, stats, criterion, params, rng, kind=None):
                     min_weight_leaf=params.min_weight_leaf, max_features=params.max_features,
                     rng=rng, **constraints)
     if kind.compiled is None:              # the class's choice, else the fit's (compiled)
-        splitter.compiled = compiled(criterion, X)
+        splitter.compiled = compiled(criterion, X, sparse=issubclass(kind, SparseSplitter))
     return splitter.start(X, sort=presort)
 
 
@@ -253,8 +293,8 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
     ----------
     X : ndarray of shape (n_samples, n_features), float32 or float64
         Training features, compared as float32; NaN marks a missing value.
-        Read, never written (the caller's array; the split search may read a
-        float32 copy by features instead, :func:`dtree.splitting.feature_columns`).
+        Read, never written (the caller's array; the split search reads a
+        float32 copy of a float64 ``X``, :func:`dtree.splitting.columns`).
     stats : ndarray of shape (n_stats, n_samples) or ClassWeights
         The criterion's per-sample statistics.
     criterion : class from :mod:`dtree.criteria`
@@ -266,7 +306,8 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
         The split search, a class with :class:`dtree.splitting.BestSplitter`'s
         interface; None: from ``params.splitter``.
     """
-    if splitter in (None, BestSplitter) and _USE_GROW_LEVELS and compiled(criterion, X):
+    if (splitter in (None, BestSplitter) and _USE_GROW_LEVELS and compiled(criterion, X)
+            and whole_growth_compiled(criterion, columns_layout(X))):
         grown = _grow_compiled(X, stats, criterion, params, rng)
         if grown is not None:
             return grown
@@ -417,7 +458,7 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     state = kernels.grow_start(splitter.order, *args, n_stats, n_features, code)
     if rng is not None:    # restored if the loop over levels is to draw the same numbers
         generator_state = rng.bit_generator.state
-    search = sweep.searcher(criterion)
+    search = sweep.searcher(criterion, True, splitter._layout)
     status, state = search.grow_levels(
         splitter.columns, splitter.order, *args, classes,
         n_stats, n_outputs, code, params.min_samples_leaf, float(params.min_weight_leaf),

@@ -1,69 +1,36 @@
-r"""The sorted sweep and the partition of a tree level, compiled (Numba).
+r"""Numba for the split search: compiling it, and the compiled steps around it.
 
-:func:`dtree.splitting.best_splits` scores a level of a tree with a few
-hundred NumPy calls, vectorised over its nodes and features: on small data
-(iris, a few milliseconds a fit) the fixed cost of those calls, not the
-arithmetic, is the fit's time.  The functions here do the same sweep in one
-compiled call per level, one node and one feature at a time, as
-scikit-learn's splitter does: along a node's samples sorted by the feature,
-the left child's statistics are a running sum (a class's weight, or
-:math:`w` and :math:`wy`), the right child's the node's total minus them,
-and every cut between two distinct values (as float32) that leaves
-``min_samples_leaf`` samples on both sides is scored with the criterion's
-proxy (:meth:`dtree.criteria.Criterion.proxy`).  A feature found constant in
-a node is recorded (``constant``) and not swept again in the node's
-descendants where every partial sum is an exact float (a node's running sums
-then start afresh at 0, the same floats).
+The split search is written once, as plain Python loops over sorted values
+(:mod:`dtree.sweep`), and a criterion as plain functions
+(:class:`dtree.criteria.Criterion`).  :func:`bind` makes copies of those
+loops in which the name ``criterion`` is one criterion's functions, and has
+Numba compile them (``compiled=True``) or leaves them as written; Numba
+caches the machine code on disk, under names that carry a digest of the
+source, one version per criterion and memory layout.  :func:`available`
+imports Numba on first use (``import dtree`` does not), :func:`ready` says
+whether a compiled function's code is at hand, and :func:`warm_up` compiles
+in a background thread (the policy is :func:`dtree.growth.compiled`).
 
-The splits are those of :func:`~dtree.splitting.best_splits`, with its tie
-rules (the largest proxy; ties to the lowest feature rank, then the lowest
-threshold), float for float wherever the proxy takes no logarithm (Gini,
-squared error, Friedman's MSE), with fractional weights and targets too:
-the running sums restart at each node exactly as the level's sweep does (by
-adding the sample's statistics minus the previous node's total), and each
-proxy is computed with NumPy's operations in NumPy's order.  The
-entropy and Poisson proxies take :math:`\log_2` from the C library, which can
-differ from NumPy's vectorised ``log2`` in the last bit (NumPy's AVX-512 code;
-on other CPUs NumPy calls the C library too), so that a near-tie there may
-fall the other way.  :func:`dtree.splitting.reference_split` is the short
-version of the same search that the book prints; ``tests/test_kernels.py``
-holds the kernels equal to :func:`~dtree.splitting.best_splits`, and
-``tests/test_reference_splitter.py`` that one to the reference.  The level's
-partition (:func:`partition_level`), the compaction of the nodes that go on
-(:func:`keep_positions`) and the nodes' sums (:func:`segment_totals`; the
-absolute error's weighted medians, :func:`segment_medians`) are compiled
-too, each the same as its NumPy version.  :func:`grow_levels` runs
-them all, level after level, with the leaf rules and
-``min_impurity_decrease``, in one call per tree, for the cases whose
-decisions it takes on NumPy's floats (``dtree.growth._grow_compiled``);
-``tests/test_kernels.py`` holds its trees equal to those of the loop over
-levels.
-
-What is compiled is only the common case: dense ``X`` without missing values,
-an additive criterion of one output (or a regression's of several, or Gini
-or entropy of several outputs with exact sums; Gini also with exact sums of
-squares), or the absolute error where its sums are exact
-(:func:`search_deviations`: whole positive weights, targets of few binary
-digits, such as integers, and totals below :math:`2^{52}`), no monotonicity constraint,
-every midpoint a candidate (``splitter="best"``).  Sparse ``X``
-(:mod:`dtree.sparse`, and a dense ``X`` of mostly zeros searched as one) has
-its own kernels: :func:`search_sparse` scores a level from the stored values
-(Gini or entropy of one output with exact sums), :func:`search_sparse_regression`
-a regression's (the squared error, Friedman's MSE or Poisson, of one output or
-several, with the NumPy search's running sums), :func:`sparse_goes_left`,
-:func:`partition_entries` and :func:`keep_entries` keep those values sorted
-by (feature, node, value) as the level is split, and :func:`apply_sparse`
-sends the rows of a CSR matrix down the tree.  Everything else, and every
-level whose proxy gives a NaN somewhere, goes through the NumPy sweep.
-Numba is imported on the first fit that needs it; without it (or with the
-environment variable ``DTREE_NUMBA=0``) every level goes through NumPy, with
-the same trees.
+The other functions here are the steps of a level that are not the search:
+the partition of the presorted index (:func:`partition_level`), the
+compaction of the nodes that go on (:func:`keep_positions`), the nodes' sums
+(:func:`segment_totals`; the absolute error's weighted medians,
+:func:`segment_medians`), the sparse index's partition
+(:func:`sparse_goes_left`, :func:`partition_entries`, :func:`keep_entries`),
+the descents of dense and CSR rows (:func:`apply_dense`,
+:func:`apply_sparse`), and :func:`grow_levels`, which grows a whole tree
+level by level in one compiled call (its search :func:`dtree.sweep.search_level`,
+bound to the criterion); ``tests/test_sweep.py`` and ``tests/test_kernels.py``
+hold each equal to the same steps run level by level, or to NumPy.  Without
+Numba (or with the environment variable ``DTREE_NUMBA=0``) every loop runs
+as written, with the same trees.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import warnings
 
@@ -79,7 +46,7 @@ __all__ = ["ENABLED", "CacheUnavailableWarning", "GINI", "ENTROPY", "SQUARED_ERR
 
 #: Whether the compiled sweep is used (where Numba is installed); the
 #: environment variable ``DTREE_NUMBA=0`` turns it off, and tests set it to
-#: False to compare the NumPy sweep with it.
+#: False to run every loop as written.
 ENABLED = os.environ.get("DTREE_NUMBA", "1") != "0"
 
 # The criteria the kernels compute (dtree.criteria's proxies).
@@ -102,16 +69,24 @@ class CacheUnavailableWarning(UserWarning):
     """Numba cannot keep compiled code on disk here: dtree compiles in every new process."""
 
 
-def _decorate(numba, functions):
+def _decorate(numba, functions, inline=()):
     """``{name: compiled function}`` of ``functions``, cached on disk where Numba can.
+
+    The functions named in ``inline`` are inlined into their callers (Numba's
+    ``inline="always"``: a criterion's ``add`` and ``score``, called once per
+    sample, cost no call).
 
     Numba refuses ``cache=True`` where neither the package's folder nor a
     cache folder of the user's is writable (a read-only install with a
     read-only home); then the functions are compiled without a cache, with
     one :class:`CacheUnavailableWarning`.
     """
+    def options(name):
+        return {"inline": "always"} if name in inline else {}
+
     try:
-        return {name: numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+        return {name: numba.njit(cache=True, nogil=True, error_model="numpy",
+                                 **options(name))(function)
                 for name, function in functions.items()}
     except RuntimeError as error:
         if "cannot cache" not in str(error):
@@ -119,7 +94,7 @@ def _decorate(numba, functions):
     warnings.warn("dtree: Numba cannot cache compiled code here (no writable cache folder: set NUMBA_CACHE_DIR "
                   "to one); the split search is compiled again in every new process",
                   CacheUnavailableWarning, stacklevel=4)
-    return {name: numba.njit(cache=False, nogil=True, error_model="numpy")(function)
+    return {name: numba.njit(cache=False, nogil=True, error_model="numpy", **options(name))(function)
             for name, function in functions.items()}
 
 
@@ -212,13 +187,19 @@ def available() -> bool:
             if "numba" not in _STATE:
                 try:
                     import numba
-                except ImportError:          # the NumPy sweep does everything
+                except ImportError:          # every loop runs as written
                     numba = None
                 if numba is not None:
                     _install(numba)
                 _STATE["numba"] = numba      # last: no other thread sees True before the functions
     return _STATE["numba"] is not None
 
+
+#: Compile every function a fit or a descent needs before using it, whatever
+#: its size (the tests set it, so that which code a test runs does not depend
+#: on what earlier tests compiled); otherwise :func:`dtree.growth.compiled`
+#: decides, and a small descent whose code is not :func:`ready` runs in NumPy.
+COMPILE_IN_FOREGROUND = False
 
 _BOUND = {}             # bind's copies, by (tag, digest, compiled)
 _WARMING = {}           # warm_up's threads, by key
@@ -281,7 +262,12 @@ def bind(functions, tag, family, *, compiled):
     import inspect
     import types
 
-    source = "".join(inspect.getsource(f) for f in functions.values())
+    # The digest names the cache entries: it covers every module whose code
+    # the copies run (the declaration's, the family's, this one), for Numba
+    # checks a cached function against its own file only, not its callees'.
+    modules = {getattr(f, "py_func", f).__module__
+               for f in list(functions.values()) + list(family.values())} | {__name__}
+    source = "".join(inspect.getsource(sys.modules[m]) for m in sorted(modules))
     digest = hashlib.sha1(source.encode()).hexdigest()[:12]
     key = (tag, digest, tuple(family), compiled)
     if key in _BOUND:
@@ -289,7 +275,7 @@ def bind(functions, tag, family, *, compiled):
     if compiled and not available():
         raise RuntimeError("dtree.kernels.bind(compiled=True) needs Numba (and DTREE_NUMBA != 0)")
     namespace = types.ModuleType(f"dtree.criteria.{tag}")
-    copies, scopes = {}, []
+    copies, scopes = {}, []         # scopes: (globals of a copy, whether it is a declaration's)
     for name, function in list(functions.items()) + list(family.items()):
         function = getattr(function, "py_func", function)     # the source, not a compiled one
         names = dict(function.__globals__)
@@ -297,17 +283,19 @@ def bind(functions, tag, family, *, compiled):
             names.update({n: getattr(f, "py_func", f) for n, f in names.items()
                           if n in _COMPILED})
         names["criterion"] = namespace
-        scopes.append(names)
+        scopes.append((names, name in functions))
         copy = types.FunctionType(function.__code__, names, function.__name__,
                                   function.__defaults__, function.__closure__)
         copy.__qualname__ = f"{function.__qualname__}_{tag}_{digest}"
         copy.__module__, copy.__doc__ = function.__module__, function.__doc__
         copies[name] = copy
     if compiled:
-        copies = _decorate(_STATE["numba"], copies)
+        copies = _decorate(_STATE["numba"], copies, inline=tuple(functions))
     namespace.__dict__.update({name: copies[name] for name in functions})
-    for names in scopes:       # the family's names and the declaration's helpers ("_...")
-        names.update({n: c for n, c in copies.items() if n in family or n.startswith("_")})
+    for names, declared in scopes:
+        # the family's names in every copy; the declaration's helpers ("_...") in its own
+        names.update({n: c for n, c in copies.items()
+                      if n in family or (declared and n.startswith("_"))})
     _BOUND[key] = {name: copies[name] for name in family}
     return _BOUND[key]
 
@@ -714,7 +702,7 @@ def grow_levels(values, order, codes, weight, has_weight, stats, classes,
     r"""Grow a whole tree level by level, as :func:`dtree.growth.grow_depth_first` does.
 
     Every step of a level in one compiled loop: the leaf rules, the split
-    search (:func:`search_classes`, :func:`search_regression`), the
+    search (:func:`dtree.sweep.search_level`, bound to the criterion), the
     partition, the children's sums (:func:`segment_totals`; the absolute
     error's medians and deviations, :func:`segment_medians`) and the rule of
     ``min_impurity_decrease``, with the features found constant following
@@ -722,8 +710,9 @@ def grow_levels(values, order, codes, weight, has_weight, stats, classes,
     pre-order).  For exact class weights of one output (Gini, entropy; for
     Gini also :math:`W^2 < 2^{53}`), float64 statistics of one output or
     several (squared error, Friedman's MSE, Poisson) and the absolute error's
-    where its sums are exact (:func:`search_deviations`), no missing values, every
-    feature searched (tie ranks drawn, but no ``max_features`` draws).
+    where its sums are exact (``dtree.splitting._deviations_exact``), no
+    missing values, every feature searched (tie ranks drawn, but no
+    ``max_features`` draws).
 
     The decisions are NumPy's: the impurities and decreases of Gini, the
     squared error and Friedman's MSE are computed with NumPy's operations in
@@ -747,10 +736,13 @@ def grow_levels(values, order, codes, weight, has_weight, stats, classes,
 
     Parameters
     ----------
-    values, by_feature, order, codes, weight, has_weight, stats
-        As for :func:`search_classes` (``classes``: True) and
-        :func:`search_regression` (False); ``order`` (n_features, n_samples)
-        is the presorted index of all samples, and is overwritten.
+    values : ndarray of shape (n_features, n_samples), float32
+        ``X`` by features (:func:`dtree.splitting.columns`).
+    order : ndarray of shape (n_features, n_samples), uint32
+        The presorted index of all samples; overwritten.
+    codes, weight, has_weight, stats
+        The per-sample statistics for the nodes' sums (:func:`segment_totals`):
+        class codes and weights (``classes``: True), else the rows ``stats``.
     n_stats : int
         Rows of a node's statistics: classes, ``stats.shape[0]``, or for the
         absolute error :math:`1 + 2m` (:math:`W`, the medians, the deviations).
@@ -774,6 +766,9 @@ def grow_levels(values, order, codes, weight, has_weight, stats, classes,
         gives: to the lower feature index).
     state : tuple
         What :func:`grow_start` returns.
+    sweep_codes, sweep_floats, sweep_layout, sweep_state
+        The criterion's arrays for the search (``Criterion.sweep_data``,
+        ``sweep_state``).
 
     Returns
     -------

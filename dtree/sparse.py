@@ -279,7 +279,7 @@ class SparseSplitter(BestSplitter):
         if self.entries is not None:
             alive = np.zeros(self.n_samples, bool)
             alive[self.samples[mask]] = True
-            if kernels.available():     # in place, in one pass
+            if self._compiled:          # in place, in one pass
                 m = kernels.keep_entries(*self.entries, alive)
                 self.entries = tuple(a[:m] for a in self.entries)
             else:
@@ -415,7 +415,7 @@ class SparseSplitter(BestSplitter):
             goes_left[samples] = np.repeat(0.0 <= found.threshold, sizes)
             col, row, value = self.entries
             segment_of = self._segment_of_samples(starts, sizes)
-            if kernels.available():
+            if self._compiled:
                 kernels.sparse_goes_left(col, row, value, segment_of, found.feature,
                                          found.threshold, goes_left)
             else:
@@ -444,7 +444,7 @@ class SparseSplitter(BestSplitter):
         col, row, value = self.entries
         if not col.size:
             return
-        if kernels.available():
+        if self._compiled:
             moved = (np.empty_like(col), np.empty_like(row), np.empty_like(value))
             kernels.partition_entries(col, row, value, segment_of, goes_left, *moved)
             self.entries = moved

@@ -13,11 +13,11 @@ notes).
 
 Candidate thresholds lie between two consecutive distinct values (distinct
 as float32, the type scikit-learn stores ``X`` in) at their midpoint; when the
-midpoint rounds onto the upper value, the lower value is used
-(:func:`midpoint`).  scikit-learn's source declares a tolerance
-``FEATURE_THRESHOLD = 1e-7``, but its compiled trees (1.7) split any two
-distinct float32 values, 1e-30 apart near 0 or one float32 step apart near 1
-(``tests/test_cart.py`` measures it), and so does dtree.
+midpoint rounds onto the upper value, the lower value is used.
+scikit-learn's source declares a tolerance ``FEATURE_THRESHOLD = 1e-7``, but
+its compiled trees (1.7) split any two distinct float32 values, 1e-30 apart
+near 0 or one float32 step apart near 1 (``tests/test_cart.py`` measures it),
+and so does dtree.
 
 Missing values (scikit-learn >= 1.3), monotonicity constraints (>= 1.4), the
 tie rules and the random splitter's draws are those of
@@ -51,11 +51,10 @@ __all__ = [
     "FEATURE_THRESHOLD",
     "BestSplitter",
     "RandomSplitter",
-    "ReferenceSplitter",
     "SearchOptions",
     "SplitResult",
-    "midpoint",
     "partition",
+    "columns",
     "presort",
 ]
 
@@ -91,17 +90,6 @@ class SplitResult:
     proxy: np.ndarray               # (n_segments,) the criterion's proxy score
 
     @classmethod
-    def empty(cls, n_segments):
-        """No split yet for ``n_segments`` segments (feature -1, proxy -inf)."""
-        def zeros(dtype):
-            return np.zeros(n_segments, dtype=dtype)
-
-        return cls(feature=np.full(n_segments, -1, dtype=np.intp), threshold=zeros(float),
-                   cut=zeros(np.intp), n_missing=zeros(np.intp), missing_left=zeros(bool),
-                   missing_go_to_left=zeros(bool), n_left=zeros(np.intp),
-                   proxy=np.full(n_segments, -np.inf))
-
-    @classmethod
     def from_sweep(cls, out):
         """The splits that :mod:`dtree.sweep` wrote into ``out`` (n_segments, 8)."""
         feature = out[:, 1].astype(np.intp)
@@ -109,11 +97,6 @@ class SplitResult:
                    cut=out[:, 3].astype(np.intp), n_missing=out[:, 5].astype(np.intp),
                    missing_left=out[:, 6] != 0, missing_go_to_left=out[:, 7] != 0,
                    n_left=out[:, 4].astype(np.intp), proxy=out[:, 0])
-
-    def update(self, segments, **fields):
-        """Set ``fields`` (names of the attributes) at the given segments."""
-        for name, values in fields.items():
-            getattr(self, name)[segments] = values
 
     def select(self, mask):
         """The splits of the segments where ``mask`` (n_segments,) is true."""
@@ -133,21 +116,25 @@ class SearchOptions:
     thresholds: np.ndarray | None = None     # float64: the one candidate threshold
     missing_left: np.ndarray | None = None   # bool: where missing values are sent
 
-    def of_segment(self, j):
-        """The options of segment ``j``, rows of shape (n_features,) or None."""
-        return {name: None if value is None else value[j] for name, value in vars(self).items()}
 
 
 
-def midpoint(lower, upper):
-    """The threshold between two consecutive distinct values (float64 arrays or scalars).
+def columns(X):
+    """``float32(X).T``, the values the sweep reads (by features), and its layout "C" or "F".
 
-    Their midpoint, or ``lower`` where the midpoint rounds onto ``upper``
-    (or overflows), so that ``lower <= threshold < upper``.
+    A float32 ``X`` is read in place (``X.T``, F-ordered for a C-ordered
+    ``X``); any other as a float32 copy in C order, as scikit-learn copies it.
     """
-    threshold = lower / 2.0 + upper / 2.0       # sum of halves: no overflow
-    return np.where((threshold == upper) | np.isinf(threshold), lower, threshold)
+    in_place = X.dtype == np.float32 and (X.flags.c_contiguous or X.flags.f_contiguous)
+    values = X.T if in_place else np.ascontiguousarray(X.T, dtype=np.float32)
+    return values, columns_layout(X)
 
+
+def columns_layout(X):
+    """The memory order of :func:`columns`' values of ``X``: "F" for a C-ordered float32
+    ``X`` (read in place), else "C"."""
+    c_only = X.flags.c_contiguous and not X.flags.f_contiguous
+    return "F" if X.dtype == np.float32 and c_only else "C"
 
 
 def presort(X) -> np.ndarray:
@@ -285,9 +272,7 @@ def _deviations_exact(stats) -> bool:
     are multiples of :math:`2^{-b}` (:math:`b \le 30`, e.g. integers, or
     counts rounded to halves), with :math:`2^b m (3 \max_k \sum_i w_i
     |y_{ik}| + \max |y| \sum_i w_i) < 2^{52}` for :math:`m` outputs: every
-    sum, difference and product that gives a deviation :math:`D` (the NumPy
-    sweep's prefix sums over a level, :math:`S - 2 S_\le + \tilde y (2 W_\le
-    - W)`; the kernel's running sums) is then a multiple of :math:`2^{-b}`
+    sum, difference and product that gives a deviation :math:`D` is then a multiple of :math:`2^{-b}`
     below :math:`2^{52 - b}`, exact in float64, whatever the order of the
     additions.  A median at the midpoint of two targets is a multiple of
     :math:`2^{-b-1}`, and the deviations from it are too: their sum is at
@@ -346,7 +331,7 @@ class BestSplitter:
     monotonic_cst : ndarray of shape (n_features,), int, default=None
         Monotonicity constraints (1: increasing, -1: decreasing, 0: none) on
         the criterion's :meth:`~dtree.criteria.Criterion.monotonic_value`;
-        ``search`` then takes each segment's bounds (see :func:`best_splits`).
+        ``search`` then takes each segment's bounds (see :func:`dtree.sweep.best_split`).
 
     Methods
     -------
@@ -395,9 +380,7 @@ class BestSplitter:
     def start(self, X, sort=presort):
         """Presort ``X`` (``sort(X)`` of shape (n_features, n_samples)); return self."""
         self.X = X
-        # The sweep reads float32(X) by features: a float32 X in place (X.T), a
-        # float64 one as a float32 copy (as scikit-learn copies it).
-        self.columns = X.T if X.dtype == np.float32 else np.ascontiguousarray(X.T, np.float32)
+        self.columns, self._layout = columns(X)
         self.order = np.ascontiguousarray(sort(X), dtype=_ORDER_DTYPE)
         self._order_full = self.order       # what the sweep reads: self.order is a view of it
         self._offset = 0                    # where self.order starts in it (a window's start)
@@ -441,11 +424,7 @@ class BestSplitter:
         return criterion.node_stats(stats, self.order[0], starts)
 
     def search(self, starts, sizes, totals, bounds=None):
-        """Each segment's best split (``feature == -1``: none), with :func:`best_splits`.
-
-        Where :func:`compiled_splits` applies (the common case, with Numba),
-        it finds the same splits in one compiled call.
-        """
+        """Each segment's best split (``feature == -1``: none): :func:`dtree.sweep.search_level`."""
         constant = self._known_constant(starts, sizes)
         options = self.options(starts, sizes)
         found = self._sweep_level(starts, sizes, totals, options, constant, bounds)
@@ -461,7 +440,7 @@ class BestSplitter:
 
         if self._sweep is None:        # the criterion's arrays, made once per fit
             data = self.criterion.sweep_data(self.stats)
-            self._sweep = (sweep.searcher(self.criterion, self._compiled), data,
+            self._sweep = (sweep.searcher(self.criterion, self._compiled, self._layout), data,
                            self.criterion.sweep_state(self.stats))
         search, data, state = self._sweep
         masks, ranks, thresholds, coins, monotonic_cst, bounds = self._search_arrays(
@@ -600,16 +579,3 @@ class RandomSplitter(BestSplitter):
         options.thresholds = np.where(threshold >= high, low, threshold)
         if self.has_missing.any():
             options.missing_left = self.rng.random(low.shape) < 0.5
-
-
-
-class ReferenceSplitter(BestSplitter):
-    """:class:`BestSplitter` running the sweep uncompiled: the loop as written, for tests.
-
-    The same draws, the same floats and the same splits as the compiled
-    search (:func:`dtree.sweep.best_split` is the source of both).  Combine it
-    with :class:`RandomSplitter` (a subclass of both) for the random
-    thresholds.
-    """
-
-    compiled = False

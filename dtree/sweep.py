@@ -38,6 +38,7 @@ both sides are tried).
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -154,22 +155,27 @@ def best_split(values, order, start, end, total, codes, floats, layout, state, l
             if missing_left:
                 for p in range(start + n_present, end):
                     criterion.add(left, state, codes, floats, samples[p])
+            above = x[samples[start]]
             for p in range(start, start + n_present):
                 criterion.add(left, state, codes, floats, samples[p])
                 cut = p - start + 1
+                below = above                     # x of the sample just moved left
                 if cut == n_present:              # every non-missing sample is left
                     if missing_left or random or n_missing == 0:
                         break
-                elif not x[samples[p + 1]] > x[samples[p]]:
-                    continue                      # tied values: no gap
-                elif random and not (x[samples[p]] <= drawn < x[samples[p + 1]]):
-                    continue                      # not the drawn threshold's gap
+                else:
+                    above = x[samples[p + 1]]     # x of the next one
+                    if not above > below:
+                        continue                  # tied values: no gap
+                    if random and not (below <= drawn < above):
+                        continue                  # not the drawn threshold's gap
                 n_left = cut + n_missing if missing_left else cut
                 if n_left < min_samples_leaf or n - n_left < min_samples_leaf:
                     continue
-                w_left, w_right = criterion.split_weights(left, total, layout)
-                if w_left < min_weight_leaf or w_right < min_weight_leaf:
-                    continue
+                if min_weight_leaf > 0:
+                    w_left, w_right = criterion.split_weights(left, total, layout)
+                    if w_left < min_weight_leaf or w_right < min_weight_leaf:
+                        continue
                 if monotonic_cst[f] != 0:         # scikit-learn's check_monotonicity
                     v_left, v_right = criterion.split_values(left, total, state, layout)
                     if not (v_left >= lower and v_right >= lower and v_left <= upper
@@ -338,34 +344,39 @@ class Searcher:
     """The search of one criterion: :func:`best_split` and :func:`search_level`, bound to it.
 
     ``compiled``: the functions compiled by Numba, else plain Python (the
-    same source).  Made by :func:`searcher`.
+    same source).  ``layout``: the memory order of ``values`` ("C", or "F"
+    for a float32 ``X`` read in place), compiled apart, so that each has its
+    own code in Numba's cache.  Made by :func:`searcher`.
     """
 
-    def __init__(self, criterion, compiled):
-        bound = kernels.bind(criterion.sweep_functions(), criterion.sweep_key()[0],
+    def __init__(self, criterion, compiled, layout="C"):
+        bound = kernels.bind(criterion.sweep_functions(),
+                             f"{criterion.sweep_key()[0]}_{layout}",
                              {"best_split": best_split, "search_level": search_level,
                               "sweep_sparse": sweep_sparse,
                               "search_sparse_level": search_sparse_level,
                               "grow_levels": kernels.grow_levels},
                              compiled=compiled)
-        self.criterion, self.compiled = criterion, compiled
+        self.criterion, self.compiled, self.layout = criterion, compiled, layout
         self.best_split, self.search_level = bound["best_split"], bound["search_level"]
         self.search_sparse_level = bound["search_sparse_level"]
         self.grow_levels = bound["grow_levels"]
 
 
 _SEARCHERS = {}
+_SEARCHERS_LOCK = threading.RLock()
 
 
-def searcher(criterion, compiled=None):
+def searcher(criterion, compiled=None, layout="C"):
     """The :class:`Searcher` of ``criterion`` (a class of :mod:`dtree.criteria`).
 
     ``compiled``: None compiles where Numba is available
-    (:func:`dtree.kernels.available`).
+    (:func:`dtree.kernels.available`).  ``layout``: that of ``values``.
     """
-    if compiled is None:
-        compiled = kernels.available()
-    key = (criterion.sweep_key(), bool(compiled))
-    if key not in _SEARCHERS:
-        _SEARCHERS[key] = Searcher(criterion, bool(compiled))
+    if compiled is None or compiled:
+        compiled = kernels.available()      # (imports Numba first: outside the lock)
+    key = (criterion.sweep_key(), bool(compiled), layout)
+    with _SEARCHERS_LOCK:                   # one Searcher per key, whatever the threads
+        if key not in _SEARCHERS:
+            _SEARCHERS[key] = Searcher(criterion, bool(compiled), layout)
     return _SEARCHERS[key]

@@ -572,7 +572,8 @@ class TreeArrays:
         if column_of is None:
             _check_width(X, self._max_feature())
         if (column_of is None and X.dtype in (np.float32, np.float64) and kernels.available()
-                and (X.shape[0] > _SMALL_APPLY or kernels.ready(kernels.apply_dense))):
+                and (X.shape[0] > _SMALL_APPLY or kernels.COMPILE_IN_FOREGROUND
+                     or kernels.ready(kernels.apply_dense))):
             # compiled, row by row (kernels.apply_dense): the same leaves
             leaf = np.zeros(X.shape[0], dtype=np.intp)
             if X.shape[0] and self.node_count > 1:

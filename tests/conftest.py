@@ -30,10 +30,10 @@ def _compile_small_fits():
     # (dtree.growth.compiled): which of the two a test's fit runs would then
     # depend on the order of the tests and the machine's speed.  The tests
     # compile every fit (the search as written is tested on its own, in
-    # tests/test_sweep.py, and the policy in a fresh process there).
-    import dtree.growth
+    # tests/test_sweep.py, and the policy in fresh processes there).
+    import dtree.kernels
 
-    dtree.growth.SMALL_FIT_VALUES = 0
+    dtree.kernels.COMPILE_IN_FOREGROUND = True
 
 
 _compile_small_fits()

@@ -126,7 +126,8 @@ def test_ctrl_c_during_a_compilation_waits_for_it_to_finish():
 
 @pytest.mark.slow
 def test_a_fit_interrupted_while_compiling_grows_the_same_tree_after(tmp_path):
-    """A first fit stopped by Ctrl-C as dtree's kernels compile; the next fit is the NumPy engine's tree."""
+    """A first fit stopped by Ctrl-C as dtree's kernels compile; the next fit is the tree of the
+    loop as written."""
     out = _run("""
         import os, signal
         signal.signal(signal.SIGINT, signal.default_int_handler)  # as above: not inherited ignored
@@ -145,6 +146,7 @@ def test_a_fit_interrupted_while_compiling_grows_the_same_tree_after(tmp_path):
             def on_end(self, event):
                 pass
         assert kernels.available()
+        kernels.COMPILE_IN_FOREGROUND = True     # this fit compiles (not in the background)
         with event.install_listener("numba:compile", Interrupt()):
             try:
                 DecisionTreeClassifier().fit(X, y)

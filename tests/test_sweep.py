@@ -26,6 +26,7 @@ import dtree.splitting
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor, kernels, sweep
 from dtree.criteria import (
     CLASSIFICATION_CRITERIA,
+    EPSILON,
     REGRESSION_CRITERIA,
     Gini,
     Misclassification,
@@ -41,8 +42,9 @@ def criterion_and_stats(name, rng, n, exact, n_outputs=1):
     """The criterion ``name`` (of ``n_outputs``) and the statistics of random targets."""
     weight = rng.integers(1, 7, n) / 2.0 if exact else rng.uniform(0.1, 3.0, n)
     if name in CLASSIFICATION_CRITERIA:
-        y = rng.integers(0, N_CLASSES, (n, n_outputs))
-        criterion = multi_output(CLASSIFICATION_CRITERIA[name], n_outputs, [N_CLASSES] * n_outputs)
+        n_classes = [N_CLASSES, 2][:n_outputs]           # outputs of unequal class counts
+        y = np.column_stack([rng.integers(0, k, n) for k in n_classes])
+        criterion = multi_output(CLASSIFICATION_CRITERIA[name], n_outputs, n_classes)
     else:
         y = rng.integers(0, 10, (n, n_outputs)).astype(float) if exact \
             else rng.gamma(2.0, size=(n, n_outputs))
@@ -115,7 +117,7 @@ def test_the_loop_compiled_is_the_loop_as_written(seed, n, d, n_segments, name, 
                                                   draws, constrained, n_outputs):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 5, (n, d)).astype(float)
-    if missing and name != "absolute_error":
+    if missing:
         X[rng.random(X.shape) < 0.2] = np.nan
     criterion, stats = criterion_and_stats(name, rng, n, exact, n_outputs)
     order, starts, sizes = level(rng, X, n_segments)
@@ -129,7 +131,7 @@ def test_the_loop_compiled_is_the_loop_as_written(seed, n, d, n_segments, name, 
     np.testing.assert_array_equal(constant_w, constant_c)
 
 
-def brute_force(X, stats, criterion, min_samples_leaf=1):
+def brute_force(X, stats, criterion, name, min_samples_leaf=1):
     """The largest weighted impurity decrease over all cuts, recounted from scratch per cut."""
     n = X.shape[0]
     everything = np.arange(n)
@@ -149,6 +151,8 @@ def brute_force(X, stats, criterion, min_samples_leaf=1):
             if min(left.size, right.size) < min_samples_leaf:
                 continue
             sl, sr = node(left), node(right)
+            if name == "poisson" and min(sl[1, 0], sr[1, 0]) <= EPSILON:
+                continue                 # a child summing to 0: Poisson forbids the cut
             decrease = w_t * i_t - float(criterion.weight(sl)[0] * criterion.impurity(sl)[0]) \
                 - float(criterion.weight(sr)[0] * criterion.impurity(sr)[0])
             best = max(best, decrease)
@@ -168,10 +172,9 @@ def test_the_sweep_finds_the_split_of_largest_decrease(seed, n, d, name, min_sam
     d_opts = options_of(rng, 1, d, X, False, "none", False)
     options = d_opts[:6] + (min_samples_leaf, 0.0)
     out, _ = search(criterion, stats, X, order, starts, sizes, compiled=False, options=options)
-    expected = brute_force(X, stats, criterion, min_samples_leaf)
-    if out[0, sweep.FEATURE] < 0:
-        # no cut at all, or none the criterion allows (Poisson: a child summing to 0)
-        assert expected == -np.inf or name == "poisson"
+    expected = brute_force(X, stats, criterion, name, min_samples_leaf)
+    if out[0, sweep.FEATURE] < 0:     # no cut allowed: none in the brute force either
+        assert expected == -np.inf
         return
     f, n_left = int(out[0, sweep.FEATURE]), int(out[0, sweep.N_LEFT])
     x = X[:, f].astype(np.float32)
@@ -184,10 +187,8 @@ def test_the_sweep_finds_the_split_of_largest_decrease(seed, n, d, name, min_sam
     found = (float(criterion.weight(all_rows)[0] * criterion.impurity(all_rows)[0])
              - float(criterion.weight(sl)[0] * criterion.impurity(sl)[0])
              - float(criterion.weight(sr)[0] * criterion.impurity(sr)[0]))
-    if name == "friedman_mse":       # Friedman's score ranks cuts as the squared error does
-        assert found == pytest.approx(expected, rel=1e-9, abs=1e-9)
-    else:
-        assert found == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    # (Friedman's score ranks the cuts as the squared error's decrease does)
+    assert found == pytest.approx(expected, rel=1e-9, abs=1e-9)
 
 
 def test_a_node_by_hand():
@@ -250,13 +251,17 @@ def test_the_printed_loop_is_the_loop_a_default_fit_runs(monkeypatch):
                                   (DecisionTreeRegressor, load_diabetes, SquaredError)]:
         X, y = data(return_X_y=True)
         compiled = sweep.searcher(criterion, compiled=True)
-        make().fit(X, y)
-        assert compiled.best_split.py_func.__code__ is printed
-        # the compiled entry points that ran call that compiled best_split
-        ran = [f for f in (compiled.grow_levels, compiled.search_level) if f.signatures]
-        assert ran
-        assert compiled.search_level.py_func.__globals__["best_split"] is compiled.best_split
+        calls = []
+        with monkeypatch.context() as mp:     # the fit calls the compiled growth ...
+            mp.setattr(compiled, "grow_levels",
+                       lambda *a, real=compiled.grow_levels: calls.append(1) or real(*a))
+            make().fit(X, y)
+        assert calls == [1]
+        # ... which calls the compiled search_level, which calls best_split, compiled
+        # from the printed source
         assert compiled.grow_levels.py_func.__globals__["search_level"] is compiled.search_level
+        assert compiled.search_level.py_func.__globals__["best_split"] is compiled.best_split
+        assert compiled.best_split.py_func.__code__ is printed
         called = []
 
         def trace(frame, event, arg):
@@ -314,11 +319,19 @@ def test_the_compiled_growth_grows_the_trees_of_the_level_loop(seed, n, d, name,
         make, y = DecisionTreeClassifier, rng.integers(0, 3, n)
     else:
         make, y = DecisionTreeRegressor, rng.integers(1, 9, n).astype(float)
+    from dtree.criteria import REGRESSION_CRITERIA as R
+
+    criterion = CLASSIFICATION_CRITERIA.get(name) or R[name]
+    search = sweep.searcher(criterion, compiled=True)
+    calls = []
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(dtree.growth, "SMALL_FIT_VALUES", 0)        # compiled, whatever the size
+        mp.setattr(search, "grow_levels",
+                   lambda *a, real=search.grow_levels: calls.append(1) or real(*a))
         whole = make(criterion=name, **params).fit(X, y).tree_
+        assert calls == [1]                   # grown in one compiled call
         mp.setattr(dtree.growth, "_USE_GROW_LEVELS", False)
         levels = make(criterion=name, **params).fit(X, y).tree_
+        assert calls == [1]                   # level by level
     for field in ("children_left", "feature", "threshold", "impurity", "value",
                   "n_node_samples", "weighted_n_node_samples"):
         np.testing.assert_array_equal(getattr(whole, field), getattr(levels, field))
