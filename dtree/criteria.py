@@ -502,6 +502,15 @@ class Criterion:
     def score(left, total, state, layout):
         """The proxy of the cut (:meth:`proxy`, for one cut)."""
         raise NotImplementedError
+def _children_weights(left, total, layout):
+    """The children's weights :math:`(W_L, W_R)`: the first output's class weights summed."""
+    w_left, w_right = 0.0, 0.0
+    for k in range(layout[1]):
+        w_left += left[k]
+        w_right += total[k] - left[k]
+    return w_left, w_right
+
+
 class Gini(Criterion):
     """Gini impurity on weighted class counts (Breiman et al. 1984, section 4.3)."""
 
@@ -570,22 +579,18 @@ class Gini(Criterion):
         for o in range(codes.shape[0]):
             left[codes[o, s]] += floats[0, s]
 
+    SWEEP = Criterion.SWEEP + ("_children_weights",)
+    _children_weights = staticmethod(_children_weights)
+
     @staticmethod
     def split_weights(left, total, layout):
         # W: the first output's class weights summed
-        w_left, w_right = 0.0, 0.0
-        for k in range(layout[1]):
-            w_left += left[k]
-            w_right += total[k] - left[k]
-        return w_left, w_right
+        return _children_weights(left, total, layout)
 
     @staticmethod
     def split_values(left, total, state, layout):
         # the fraction of the first class (scikit-learn's classes_[0])
-        w_left, w_right = 0.0, 0.0
-        for k in range(layout[1]):
-            w_left += left[k]
-            w_right += total[k] - left[k]
+        w_left, w_right = _children_weights(left, total, layout)
         return left[0] / w_left, (total[0] - left[0]) / w_right
 
     @staticmethod
@@ -623,10 +628,7 @@ class Entropy(Gini):
     def score(left, total, state, layout):
         # -W_R H(R) - W_L H(L), H = -sum_k p_k log2 p_k (the mean over m outputs)
         m = layout.shape[0] - 1
-        w_left, w_right = 0.0, 0.0
-        for k in range(layout[1]):
-            w_left += left[k]
-            w_right += total[k] - left[k]
+        w_left, w_right = _children_weights(left, total, layout)
         h_left, h_right = 0.0, 0.0             # sum_k p_k log2 p_k, outputs added
         for o in range(m):
             a_left, a_right = 0.0, 0.0
@@ -698,10 +700,7 @@ class Misclassification(Gini):
     def score(left, total, state, layout):
         # -(W_R - mean_o max_k R_k) - (W_L - mean_o max_k L_k)
         m = layout.shape[0] - 1
-        w_left, w_right = 0.0, 0.0
-        for k in range(layout[1]):
-            w_left += left[k]
-            w_right += total[k] - left[k]
+        w_left, w_right = _children_weights(left, total, layout)
         top_left, top_right = 0.0, 0.0
         for o in range(m):
             best_left, best_right = 0.0, 0.0
