@@ -411,8 +411,8 @@ def partition_level(order, starts, sizes, feature, cut, n_missing, missing_left,
                     buffer):
     """Stably split every segment of ``order`` (n_features, m) by its split, in place.
 
-    :func:`dtree.splitting.goes_left` and :func:`dtree.splitting.partition`
-    in one pass: segment ``j``'s first ``cut[j]`` samples in the order of
+    :func:`dtree.splitting.partition` with the sides computed in the same
+    pass: segment ``j``'s first ``cut[j]`` samples in the order of
     ``feature[j]`` go left, its last ``n_missing[j]`` go left if
     ``missing_left[j]``, the others right; every feature's row of the segment
     then holds its left samples, then its right ones, each in their order.
@@ -450,7 +450,7 @@ def partition_level(order, starts, sizes, feature, cut, n_missing, missing_left,
 def keep_positions(order, keep):
     """Move the positions where ``keep`` (m,) is true to the front of every row of ``order``.
 
-    In place and in their order (:func:`dtree.splitting._keep_columns`);
+    In place and in their order (:meth:`dtree.splitting.BestSplitter.keep`);
     returns their number.
     """
     n_kept = 0
