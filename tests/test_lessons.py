@@ -1,0 +1,182 @@
+"""The teaching chapters stay lessons (issue 44), checked on their Markdown.
+
+* **Length.** A lesson's prose stays under 5,000 words (d2l and QuantEcon pages
+  run 2,000 to 6,000): a longer chapter is split into sections, each its own
+  notebook in ``_toc.yml``.
+* **No engineering.** How dtree is built (compiled code, floating-point
+  formats, benchmarks, memory) is told once, in the appendix "How dtree is
+  built" (``book/appendix``); a teaching chapter says it in a sentence with a
+  link, in words a student knows.
+* **Numbers are computed.** A number in a chapter's prose is a ``glued()``
+  value the chapter computed, a piece of mathematics (inside ``$...$``), or a
+  declared constant: a small count, a year, a section, step or release number,
+  or a value listed in :data:`DECLARED` with the reason it is typed.
+
+The teaching chapters are the notebooks of ``_toc.yml`` under
+``book/first_tree`` and ``book/part*/``. The counting rules are those of the
+project's before-stop checks: Markdown cells, with display maths, inline maths
+and inline code removed.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.book
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_WORDS = 5000
+
+
+def _toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    found = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                found.append(entry["file"])
+            walk(entry.get("chapters"))
+            walk(entry.get("sections"))
+
+    walk(toc.get("parts"))
+    return found
+
+
+TEACHING = [name for name in _toc_files()
+            if (name == "book/first_tree" or re.match(r"book/part\d/", name))
+            and (ROOT / f"{name}.ipynb").is_file()]
+
+
+def _markdown(name):
+    cells = json.loads((ROOT / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+
+
+def _without_maths_and_code(markdown):
+    return re.sub(r"\$\$.*?\$\$|\$[^$]*\$|`[^`]*`", " ", markdown, flags=re.S)
+
+
+def words(markdown):
+    """Words of prose: runs of Latin letters outside maths and inline code."""
+    return len(re.findall(r"[A-Za-z]+", _without_maths_and_code(markdown)))
+
+
+ENGINE = re.compile(
+    r"\b(Numba|numba|Fenwick|float32|float64|MiB|KiB|GiB|benchmarks?|kernels?|compiled?|compiler|"
+    r"Cython|SIMD|AVX\w*|wavelet|JIT|bytes)\b|2\^\{?53\}?|2⁵³")
+
+
+def engine_words(markdown):
+    """Engineering vocabulary in prose (inline code such as `benchmarks/` included: a path is a word too)."""
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", " ", markdown, flags=re.S)
+    text = re.sub(r"\]\([^)]*\)", "]", text)          # a link's target is not prose
+    text = re.sub(r"\{doc\}`[^`]*`", " ", text)       # nor is a link to the appendix
+    return sorted({match.group() for match in ENGINE.finditer(text)})
+
+
+# A number that needs no computing: a small count or ordinal ("two", "step 3"),
+# a year, or a number named as a section, step, equation, release or version.
+_NAMED = re.compile(r"(?:step|steps|rule|rules|section|sections|§|chapter|chapters|part|parts|equation|"
+                    r"eq\.|release|version|versions|python|numpy|scikit-learn|table|figure|exercise|"
+                    r"exercises|theorem|lemma|line|lines|set|sets|level|levels|page|pages|c4\.5|id3|day|seed|column)\s*$",
+                    re.I)
+
+# Typed numbers that stay typed: {chapter: {number: why}}. What a chapter sets
+# (a sample size, a split, a parameter of the data it draws) is typed where it
+# is set; what it finds is computed.
+WEATHER = "the days of Quinlan's weather table, printed in the chapter"
+DECLARED: dict[str, dict[str, str]] = {
+    "book/first_tree": {"14": WEATHER},
+    "book/part1/entropy": {"14": WEATHER, "20": "the most classes the property test draws (its parameter)",
+                           "10": "the classes of a node in an example"},
+    "book/part1/gain": {"14": WEATHER, "0.3": "the chance of an empty cell in the drawn tables (a parameter)",
+                        "50": "the sample size of the noise-feature experiment (a parameter)"},
+    "book/part1/impurity": {
+        "0.05": "the range of the drawn Dirichlet parameter (a parameter)",
+        "20": "the constructed node of 80 and 20 samples; the largest count drawn",
+        "80": "the constructed node of 80 and 20 samples", "80%": "the constructed node, as a share",
+        "40": "the constructed splits of that node", "10": "the constructed splits of that node",
+        "30": "the largest count the property test draws (a parameter)",
+        "2%": "Raileanu and Stoffel's finding, cited",
+        "400": "Breiman et al.'s example node, cited"},
+    "book/part1/weights_missing": {
+        "30": "the drawn data sets' size (a parameter); the worked example's weights",
+        "40": "the thresholds tried (a parameter); the worked example's class weight",
+        "400": "the noisy sample's size (a parameter)", "15%": "the label noise (a parameter)",
+        "1%": "a node's share in an argument", "75%": "1 - (1/2)(1/2), stated beside its formula",
+        "50%": "1/2, stated beside its formula"},
+    "book/part2/id3": {
+        "14": WEATHER, "300": "the random data sets of the property test (a parameter)",
+        "80%": "the informative feature's agreement with the class (a parameter)",
+        "5%": "delta = 0.05 as a share, stated beside its formula",
+        "70": "the 70/30 train/test split (a parameter)", "30": "the 70/30 train/test split (a parameter)",
+        "0.01": "a threshold the reader sets (a parameter)"},
+    "book/part4/objective": {"40": "the sample's size (a parameter)",
+                             "70": "the 70/30 train/test split (a parameter)",
+                             "30": "the 70/30 train/test split (a parameter)"},
+}
+
+
+def typed_numbers(name, markdown):
+    """Numbers in prose that are neither computed, mathematics, nor declared."""
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", " ", markdown, flags=re.S)
+    text = re.sub(r"\{[a-z:-]+\}`[^`]*`|`[^`]*`", " ", text)        # roles (glued, refs, cites), code
+    text = re.sub(r"^\s*:[a-z-]+:.*$|^\s*[(:]{1}.*\)=\s*$", " ", text, flags=re.M)  # options, labels
+    text = re.sub(r"\]\([^)]*\)|<[^>]+>", " ", text)                  # link targets, HTML
+    declared = DECLARED.get(name, {})
+    found = []
+    for match in re.finditer(r"(?<![\w.\-])\d[\d,.]*\d(?:\s?%)?|(?<![\w.\-])\d(?:\s?%)?", text):
+        number = match.group()
+        plain = number.replace(",", "")
+        if re.fullmatch(r"\d", plain):                                # 0 to 9: counts, ordinals
+            continue
+        if re.fullmatch(r"(19|20)\d\d", plain):                        # a year
+            continue
+        if re.fullmatch(r"\d+(\.\d+)+", plain) and _NAMED.search(text[:match.start()][-24:]):
+            continue                                                 # "step 2.1", "Section 5.3.4"
+        if _NAMED.search(text[:match.start()][-24:]):
+            continue                                                 # "Release 8", "Exercise 12"
+        if number.replace(" ", "") in declared:
+            continue
+        found.append(number)
+    return found
+
+
+@pytest.mark.parametrize("name", TEACHING)
+def test_a_lesson_stays_under_five_thousand_words(name):
+    assert words(_markdown(name)) <= MAX_WORDS, f"{name}: split it into sections"
+
+
+@pytest.mark.parametrize("name", TEACHING)
+def test_a_lesson_leaves_the_engineering_to_the_appendix(name):
+    assert engine_words(_markdown(name)) == [], f"{name}: say it in the appendix (book/appendix), link there"
+
+
+@pytest.mark.parametrize("name", TEACHING)
+def test_numbers_in_prose_are_computed_or_declared(name):
+    assert typed_numbers(name, _markdown(name)) == [], (
+        f"{name}: compute and glue these numbers, or declare them in DECLARED with the reason")
+
+
+def test_the_checks_can_fail():
+    """Each check flags what it is for, and passes what it allows."""
+    assert words("one two $x + y$ `code words` three") == 3
+    assert engine_words("the loop is compiled with Numba ($2^{53}$ is maths)") == ["Numba", "compiled"]
+    assert engine_words("see {doc}`../appendix/engine`") == []
+    typed = typed_numbers("none", 'In 1984, step 2.1 of Release 8 split 150 samples '
+                                  '(a {eval}`glued("n", "d")` and $n = 150$) at 0.43, 30 % left, two by 3.')
+    assert typed == ["150", "0.43", "30 %"]
+    DECLARED["none"] = {"150": "the size of a textbook table"}
+    try:
+        assert typed_numbers("none", "150 samples") == []
+    finally:
+        del DECLARED["none"]
+
+
+def test_every_teaching_chapter_is_checked():
+    assert "book/part2/cart" in TEACHING and "book/first_tree" in TEACHING
+    assert not any(name.startswith("book/appendix") for name in TEACHING)
