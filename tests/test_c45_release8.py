@@ -448,8 +448,8 @@ def test_the_program_trees_on_public_data():
     differences, compared, stored = _differences_from_the_program("trees.json", data_sets())
     assert compared == stored == 48
     assert differences == {}
-    # The C4.5 chapter states this count, glued from trees.json.
-    assert _chapter_glue()["r8_public"] == str(compared)
+    # The Release 8 appendix states this count, glued from trees.json.
+    assert _appendix_glue()["r8_public"] == str(compared)
 
 
 def test_the_comparison_sees_a_different_tree():
@@ -479,15 +479,15 @@ def test_the_program_trees_on_random_data_with_unknowns():
                                                                   random_data_sets())
     assert compared == stored == 88
     assert differences == {key: d["first_difference"] for key, d in listed.items()}
-    # The C4.5 chapter states the counts, glued from the stored files.
-    glued = _chapter_glue()
+    # The Release 8 appendix states the counts, glued from the stored files.
+    glued = _appendix_glue()
     assert (glued["r8_random_same"], glued["r8_random"], glued["r8_random_diff"]) == (
         str(compared - len(differences)), str(compared), str(len(differences)))
 
 
-def _chapter_glue():
-    """The values the C4.5 chapter glued, as its stored outputs hold them (text)."""
-    chapter = json.loads((Path(__file__).parents[1] / "book/part2/c45.ipynb").read_text())
+def _appendix_glue():
+    """The values the appendix on Release 8 glued, as its stored outputs hold them (text)."""
+    chapter = json.loads((Path(__file__).parents[1] / "book/appendix/release8.ipynb").read_text())
     return {output["metadata"]["scrapbook"]["name"]:
             output["data"]["application/papermill.record/text/plain"]
             for cell in chapter["cells"] for output in cell.get("outputs", [])
@@ -502,7 +502,9 @@ def test_every_recorded_difference_from_the_program_is_an_exact_tie():
     the first difference of each pair of trees that differ and its cause:
     an exact tie of the criterion (both scores, in float64, are stored and
     agree to 1e-12), a pruned tree grown from an unpruned one that differs,
-    or a leaf whose class weights tie.  The chapter's counts are these.
+    or a leaf whose class weights tie.  The appendix on Release 8 describes
+    these comparisons but quotes no count of them: neither the program nor
+    these data are in the repository, so they cannot be re-run from it.
     """
     uci = json.loads((RELEASE8 / "uci_comparison.json").read_text())["comparisons"]
     nominal = json.loads((RELEASE8 / "nominal_comparison.json").read_text())
@@ -513,7 +515,6 @@ def test_every_recorded_difference_from_the_program_is_an_exact_tie():
         if r["cause"].startswith("exact tie"):
             (chosen, mine), (other, theirs) = r["dtree"], r["program"]
             assert chosen != other and mine == pytest.approx(theirs, rel=1e-12, abs=1e-12)
-    glued = _chapter_glue()
-    assert glued["r8_uci_same"] == str(sum(r["first_difference"] is None for r in uci)) == "54"
-    assert glued["r8_nominal"] == str(nominal["compared"]) == "3000"
-    assert glued["r8_nominal_same"] == str(nominal["compared"] - len(nominal["differences"]))
+    assert sum(r["first_difference"] is None for r in uci) == 54
+    assert nominal["compared"] == 3000
+    assert not {"r8_uci_same", "r8_nominal", "r8_nominal_same"} & set(_appendix_glue())

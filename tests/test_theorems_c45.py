@@ -1,4 +1,5 @@
-"""The theorems of the C4.5 chapter (book/part2/c45.ipynb), stated as properties.
+"""The theorems of the C4.5 chapter and its pruning section (book/part2/c45.ipynb,
+book/part2/c45_pruning.ipynb), stated as properties.
 
 Each test names the label of the statement it checks.
 """
