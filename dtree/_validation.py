@@ -738,3 +738,75 @@ def random_generator(random_state, *, needed, owner=None):
     raise parameter_error(
         "random_state", "an int in the range [0, inf), an instance of 'numpy.random.RandomState' "
         "or 'numpy.random.Generator', or None", random_state, owner)
+
+
+def check_width(X, max_feature):
+    """ValueError unless ``X`` is 2-D with a column for every feature the tree
+    tests (``max_feature``, 0-based): the descents read ``X[i, feature[t]]``."""
+    if np.ndim(X) != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features); got shape {np.shape(X)}")
+    if max_feature >= X.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} features, but the tree tests feature "
+                         f"{max_feature} (0-based): at least {max_feature + 1} are needed")
+
+
+def is_sparse(X) -> bool:
+    """Whether ``X`` is a SciPy sparse matrix or array (without importing SciPy)."""
+    module = sys.modules.get("scipy.sparse")
+    return module is not None and module.issparse(X)
+
+
+def check_sparse_X(X, *, fmt, name="X", missing_error=None):
+    """A private float32 copy of the sparse ``X`` in format ``fmt`` ("csc" or "csr").
+
+    Indices sorted, explicit zeros removed, values checked: a complex dtype,
+    a non-numeric dtype, NaN, infinite values and values beyond float32's
+    range raise ``ValueError`` naming ``name``.  The caller's matrix is not
+    modified.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+    fmt : {"csc", "csr"}
+        CSC for the split search (a feature's values are contiguous), CSR for
+        the descent (a sample's values are).
+    name : str, default="X"
+    missing_error : str or None, default=None
+        Why NaN is refused, appended to the message (the estimator's
+        reason); None: the sparse search has no missing values.
+
+    Returns
+    -------
+    scipy.sparse.csc_matrix or csr_matrix, float32
+        Duplicate entries summed first (in float64 for integer or boolean
+        data, else in the data's own float type, as ``toarray`` does), then
+        checked and cast.
+    """
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D; got a sparse array of shape {X.shape}")
+    kind = np.dtype(X.dtype).kind
+    if kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {X.dtype}")
+    if kind not in "biuf":
+        raise ValueError(f"{name} must hold numbers; got a sparse matrix of dtype {X.dtype}")
+    converted = X.tocsc(copy=True) if fmt == "csc" else X.tocsr(copy=True)
+    import scipy.sparse as sp
+
+    out = (sp.csc_matrix if fmt == "csc" else sp.csr_matrix)(converted)
+    if kind != "f":                 # integers and booleans: summed without overflow
+        out.data = out.data.astype(np.float64)
+    out.sum_duplicates()            # the values of the dense copy; also sorts the indices
+    data = out.data
+    if np.isnan(data).any():
+        reason = missing_error or ("missing values are supported for dense X only (as in "
+                                   "scikit-learn)")
+        raise ValueError(f"Input {name} contains NaN; {reason}")
+    if np.isinf(data).any():
+        raise ValueError(f"{name} contains infinite values; finite numbers are required")
+    with np.errstate(over="ignore"):
+        data32 = data.astype(np.float32)
+    if np.isinf(data32).any():
+        raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
+    out.data = data32
+    out.eliminate_zeros()           # a stored zero is a zero
+    return out

@@ -905,7 +905,7 @@ class GraphvizDrawing:
             If Graphviz's ``dot`` program is not on the PATH.
         """
         if self._svg is None:
-            from dtree.plotting import _import_optional
+            from dtree._helpers import _import_optional
 
             graphviz = _import_optional("graphviz", "show_graphviz")
             from IPython.display import SVG

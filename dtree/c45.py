@@ -32,7 +32,7 @@ from dtree._validation import (
     feature_names_of,
 )
 from dtree.exceptions import InvalidParameterError
-from dtree.information import _class_weights, _entropy_of_counts
+from dtree._helpers import _class_weights, _entropy_of_counts, _make_leaf, _renumber
 from dtree.multiway import (
     TIE_TOLERANCE,
     SplitCandidate,
@@ -41,7 +41,7 @@ from dtree.multiway import (
     threshold_split,
     threshold_splits,
 )
-from dtree.pessimistic import _make_leaf, _renumber, confidence_prune, pessimistic_prune
+from dtree.pessimistic import confidence_prune, pessimistic_prune
 from dtree.tree import Node
 
 __all__ = ["C45Classifier", "RELEASE8_EPSILON", "SplitCandidate", "TEXTBOOK", "nominal_split",

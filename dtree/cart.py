@@ -35,6 +35,8 @@ import numpy as np
 
 from dtree._base import BaseEstimator, Bunch, ClassifierMixin
 from dtree._validation import (
+    check_sparse_X,
+    is_sparse,
     MAX_TOTAL_WEIGHT,
     as_float64,
     MAX_COUNT,
@@ -67,13 +69,10 @@ from dtree.criteria import (
     get_criterion,
     multi_output,
 )
-from dtree.growth import SPLITTERS, GrowthParams, grow_best_first, grow_depth_first, layout
+from dtree.growth import (SPLITTERS, WARM_UP_ESTIMATORS, GrowthParams, grow_best_first,
+                          grow_depth_first, layout)
 from dtree.pruning import cost_complexity_path, prune_to_alpha
-from dtree.sparse import (
-    check_sparse_X,
-    is_sparse,
-    sparse_apply,
-)
+from dtree.sparse import sparse_apply
 from dtree.tree import TreeArrays
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
@@ -933,3 +932,7 @@ default="squared_error"
         with np.errstate(divide="ignore", invalid="ignore"):
             r2 = np.where(total > 0, 1.0 - residual / total, np.where(residual == 0, 1.0, 0.0))
         return float(np.mean(r2))
+
+
+# The fits that compile a criterion's search in the background (dtree.growth).
+WARM_UP_ESTIMATORS.update(classification=DecisionTreeClassifier, regression=DecisionTreeRegressor)

@@ -54,7 +54,7 @@ __all__ = ["CLASSIFICATION_CRITERIA", "REGRESSION_CRITERIA", "Criterion", "get_c
 # Below this, an impurity counts as zero (scikit-learn's EPSILON).
 EPSILON = np.finfo(np.float64).eps
 # The sweep's class codes of a regression: none (one type for every criterion).
-_NO_CODES = np.zeros((0, 1), dtype=np.intp)
+NO_CODES = np.zeros((0, 1), dtype=np.intp)
 
 
 def _sum_over_classes(a):
@@ -458,7 +458,7 @@ class Criterion:
         """
         rows = stats.shape[0] if cls.n_swept is None else cls.n_swept
         floats = np.ascontiguousarray(stats[:rows], dtype=np.float64)
-        return _NO_CODES, floats, np.array([getattr(cls, "n_outputs", 1)], dtype=np.intp)
+        return NO_CODES, floats, np.array([getattr(cls, "n_outputs", 1)], dtype=np.intp)
 
     @classmethod
     def sweep_state(cls, stats):
@@ -897,7 +897,7 @@ class AbsoluteError(Criterion):
     def sweep_data(cls, stats):
         """``floats``: the weight and targets of each sample, (1 + m, n_samples)."""
         floats = np.ascontiguousarray(stats, dtype=np.float64)
-        return _NO_CODES, floats, np.array([stats.shape[0] - 1], dtype=np.intp)
+        return NO_CODES, floats, np.array([stats.shape[0] - 1], dtype=np.intp)
 
     @classmethod
     def sweep_state(cls, stats):

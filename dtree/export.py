@@ -67,7 +67,7 @@ def _majority(node: Node, class_names) -> str:
     return class_names[int(np.argmax(_fractions(node, len(node.value))))]
 
 
-def _edge_labels(view: "_View", i: int) -> list[str]:
+def edge_labels(view: "_View", i: int) -> list[str]:
     """Labels of the edges out of internal node ``i`` of ``view``, in the order of its children.
 
     A multiway node's categories; "True" and "False" under a binary root, as
@@ -248,7 +248,7 @@ def _hex_to_rgb(colour: str) -> tuple[int, int, int]:
     return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
 
 
-def _fill_colours(view: _View, palette=None) -> list[str]:
+def fill_colours(view: _View, palette=None) -> list[str]:
     """The fill colour of every node of a tree, by scikit-learn's rule.
 
     The one colour builder of :func:`export_graphviz` and
@@ -300,7 +300,7 @@ def _fill_colours(view: _View, palette=None) -> list[str]:
     --------
     >>> from dtree import DecisionTreeClassifier
     >>> tree = DecisionTreeClassifier().fit([[0], [1], [2]], [0, 0, 1])
-    >>> _fill_colours(_view(tree))   # root [2, 1]: alpha 0.5; two pure leaves
+    >>> fill_colours(_view(tree))   # root [2, 1]: alpha 0.5; two pure leaves
     ['#f2c09c', '#e58139', '#399de5']
     """
     if palette is None:
@@ -341,7 +341,7 @@ def _over_white(rgb, alpha) -> str:
 # break, end and start of a label.
 _DOT_CHARACTERS = ("#", "[", "]", "<=", "\\n", '"', '"')
 _HTML_CHARACTERS = ("&#35;", "<SUB>", "</SUB>", "&le;", "<br/>", ">", "<")
-_MPL_CHARACTERS = ("#", "[", "]", "<=", "\n", "", "")
+MPL_CHARACTERS = ("#", "[", "]", "<=", "\n", "", "")
 
 
 def _value_text(value, precision, *, regression, proportion, newline, single_output=True) -> str:
@@ -494,7 +494,7 @@ def _box_class_names(estimator, class_names):
     return class_names
 
 
-def _box_labels(estimator, *, feature_names, class_names, label, impurity, node_ids,
+def box_labels(estimator, *, feature_names, class_names, label, impurity, node_ids,
                 proportion, precision, characters, escape, length_message=None):
     """The tree's view and a function giving node ``i``'s box text (after checking arguments)."""
     _check_estimator(estimator)
@@ -734,7 +734,7 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
         (white when they tie, the full colour when the node is pure); a
         regressor's node at opacity :math:`(v - v_{min})/(v_{max} - v_{min})`
         over the values of the tree's nodes; a multi-output tree's node
-        likewise with :math:`v` minus its impurity (``_fill_colours``, the
+        likewise with :math:`v` minus its impurity (``fill_colours``, the
         builder that :func:`dtree.plot_tree` shares).
     leaves_parallel : bool, default=False
         Draw all leaves at the bottom.
@@ -806,13 +806,13 @@ def export_graphviz(decision_tree, out_file=None, *, max_depth=None, feature_nam
             f"out_file must be None, a path or a file object with write, got {out_file!r}")
     characters = _HTML_CHARACTERS if special_characters else _DOT_CHARACTERS
     escape = _html_escape if special_characters else _dot_escape
-    view, box = _box_labels(decision_tree, feature_names=feature_names, class_names=class_names,
+    view, box = box_labels(decision_tree, feature_names=feature_names, class_names=class_names,
                             label=label, impurity=impurity, node_ids=node_ids,
                             proportion=proportion, precision=precision, characters=characters,
                             escape=escape, length_message=lambda n, got: (
                                 f"Length of feature_names, {got} does not match number of "
                                 f"features, {n}"))
-    fills = _fill_colours(view) if filled else None
+    fills = fill_colours(view) if filled else None
     style = ["filled"] * filled + ["rounded"] * rounded
     out = ["digraph Tree {\n", "node [shape=box"]
     if style:

@@ -53,8 +53,8 @@ import numpy as np
 from dtree import kernels, sweep
 from dtree.criteria import (EPSILON, AbsoluteError, ClassWeights, Entropy, FriedmanMSE, Gini,
                             Poisson, SquaredError)
-from dtree.splitting import (_KERNEL_OUTPUTS, _NO_CODES, _NO_FLOATS, _NO_STATS, BestSplitter,
-                             RandomSplitter, _deviations_exact, _has_missing, kernel_criterion,
+from dtree.splitting import (KERNEL_OUTPUTS, NO_CODES, NO_FLOATS, NO_STATS, BestSplitter,
+                             RandomSplitter, deviations_exact, has_missing, kernel_criterion,
                              columns_layout, presort)
 from dtree.sparse import SparseRandomSplitter, SparseSplitter, dense_to_csc, mostly_zeros
 from dtree.tree import TREE_LEAF, node_fields
@@ -133,18 +133,22 @@ def whole_growth_compiled(criterion, layout) -> bool:
     return kernels.ready(sweep.searcher(criterion, True, layout).grow_levels)
 
 
+#: The estimators whose small fits compile a criterion's search, by
+#: ``"classification"`` and ``"regression"``: :mod:`dtree.cart` registers its
+#: two at import (this module, which they are built on, does not import them).
+WARM_UP_ESTIMATORS = {}
+
+
 def _compile(criterion, dtype, layout, sparse):
     """Fit small trees with ``criterion``'s compiled search on ``X`` of the given kind: its
     machine code, made and cached (the level-by-level search first, then the whole growth)."""
-    from dtree.cart import DecisionTreeClassifier, DecisionTreeRegressor
-
     _COMPILING.set(True)
     rng = np.random.default_rng(0)
     X = rng.integers(0, 4, (40, 3)).astype(dtype)
     if dtype == np.float32 and layout == "C":
         X = np.asfortranarray(X)
     y = rng.integers(0, 3, 40)
-    make = DecisionTreeClassifier if criterion.is_classification else DecisionTreeRegressor
+    make = WARM_UP_ESTIMATORS["classification" if criterion.is_classification else "regression"]
     if not criterion.is_classification:
         y = y + 1.0
     name = getattr(criterion, "base", criterion).name
@@ -396,7 +400,7 @@ _GROWN_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
                    SquaredError: kernels.SQUARED_ERROR, FriedmanMSE: kernels.FRIEDMAN_MSE,
                    Poisson: kernels.POISSON, AbsoluteError: kernels.ABSOLUTE_ERROR}
 # Those it grows of several outputs too.
-_GROWN_OUTPUTS = _KERNEL_OUTPUTS + (AbsoluteError,)
+_GROWN_OUTPUTS = KERNEL_OUTPUTS + (AbsoluteError,)
 # grow_levels' generator where it draws nothing (random_state=None).
 _NO_GENERATOR = np.random.default_rng(0)
 # The arrays grow_levels returns, by name (the others are the estimator's).
@@ -415,7 +419,7 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     weight :math:`W` with :math:`W^2 < 2^{53}`), the squared error,
     Friedman's MSE or Poisson (of one output or several), or the absolute
     error of one output or several where its sums are exact
-    (``dtree.splitting._deviations_exact``: whole weights, targets of few
+    (``dtree.splitting.deviations_exact``: whole weights, targets of few
     binary digits).  The tree is the one the level-by-level loop grows,
     array for array: the kernel takes every decision on NumPy's floats
     (Poisson's with the C library's ``ln``, checked here with NumPy's
@@ -441,14 +445,14 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
         if code == kernels.GINI and root_weight * root_weight >= 2.0**53:
             return None
         has_weight = stats.weight is not None
-        args = (stats.codes, stats.weight if has_weight else _NO_FLOATS, has_weight, _NO_STATS)
+        args = (stats.codes, stats.weight if has_weight else NO_FLOATS, has_weight, NO_STATS)
     else:
         if not (isinstance(stats, np.ndarray) and stats.dtype == np.float64):
             return None
-        if code == kernels.ABSOLUTE_ERROR and not _deviations_exact(stats):
+        if code == kernels.ABSOLUTE_ERROR and not deviations_exact(stats):
             return None
-        args = (_NO_CODES, _NO_FLOATS, False, stats)
-    if _has_missing(X).any():
+        args = (NO_CODES, NO_FLOATS, False, stats)
+    if has_missing(X).any():
         return None
     splitter = BestSplitter(criterion, stats).start(X, sort=presort)
     n_features = X.shape[1]

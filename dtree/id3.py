@@ -16,7 +16,7 @@ from dtree._validation import (
     encode,
     feature_names_of,
 )
-from dtree.information import _entropy_of_counts
+from dtree._helpers import _entropy_of_counts
 from dtree.multiway import nominal_split
 from dtree.tree import Node
 

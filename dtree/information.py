@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dtree._helpers import _class_weights, _entropy_of_counts
 from dtree._validation import (
     as_distribution,
     as_float_array,
@@ -76,16 +77,6 @@ __all__ = [
 # sequence); this one is ID3's and C4.5's.  Each keeps its rounding so that
 # neither family's trees nor the book's numbers change;
 # tests/test_criteria.py checks that the two agree to 1e-12.
-def _entropy_of_counts(counts: np.ndarray, base: float = 2.0) -> np.ndarray:
-    """H = -sum_k p_k log p_k along the last axis, with 0 log 0 = 0 (eq. entropy)."""
-    counts = np.asarray(counts, dtype=float)
-    total = counts.sum(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(total > 0, counts / total, 0.0)
-        terms = np.where(p > 0, p * np.log(p), 0.0)
-    return -terms.sum(axis=-1) / np.log(base) + 0.0  # + 0.0 turns -0.0 into 0.0
-
-
 def _conditional_entropy_of_table(table: np.ndarray, base: float = 2.0) -> float:
     """H(Y|A) = sum_v |D_v|/|D| H(D_v): weighted entropy of the rows (eq. conditional entropy)."""
     row_totals = table.sum(axis=1)
@@ -786,11 +777,6 @@ def contingency_table(x, y, *, sample_weight=None):
     table = np.zeros((values.size, classes.size))
     np.add.at(table, (x_codes, y_codes), weight)
     return table, values, classes
-
-
-def _class_weights(y_codes, weight, n_classes) -> np.ndarray:
-    """Total weight of each class, shape (n_classes,); ``y_codes`` in ``0 .. n_classes - 1``."""
-    return np.bincount(y_codes, weights=weight, minlength=n_classes)
 
 
 def _label_weights(y, sample_weight) -> np.ndarray:

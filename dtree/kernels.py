@@ -331,7 +331,7 @@ def apply_sparse(indptr, indices, data, children_left, children_right, feature, 
     Row by row, as scikit-learn's ``_apply_sparse_csr``: the row's stored
     values are written into a dense vector of ``n_features`` zeros, the row
     descends (``x <= threshold`` in float64; sparse ``X`` holds no NaN,
-    :func:`dtree.sparse.check_sparse_X`), and the vector is cleared: :math:`O(\\mathrm{nnz}
+    :func:`dtree._validation.check_sparse_X`), and the vector is cleared: :math:`O(\\mathrm{nnz}
     + \\text{depth})` a row.  ``out`` (n_rows,) receives the leaves.
     """
     # float64 (the values exactly): no conversion in the descent's chain of loads
@@ -492,7 +492,7 @@ def segment_medians(samples, starts, stats, n_outputs, out):
     r"""Each segment's weight, weighted medians and absolute deviations, in ``out``.
 
     ``AbsoluteError.node_stats`` (of one output or ``m = n_outputs``) where
-    its sums are exact (``dtree.splitting._deviations_exact``): for the
+    its sums are exact (``dtree.splitting.deviations_exact``): for the
     segments of ``samples`` (m,) starting at ``starts``, ``out`` (1 + 2m,
     n_segments) gets :math:`W`, each output's weighted median :math:`\tilde
     y_k` (scikit-learn's rule: the first target in increasing order whose
@@ -710,7 +710,7 @@ def grow_levels(values, order, codes, weight, has_weight, stats, classes,
     pre-order).  For exact class weights of one output (Gini, entropy; for
     Gini also :math:`W^2 < 2^{53}`), float64 statistics of one output or
     several (squared error, Friedman's MSE, Poisson) and the absolute error's
-    where its sums are exact (``dtree.splitting._deviations_exact``), no
+    where its sums are exact (``dtree.splitting.deviations_exact``), no
     missing values, every feature searched (tie ranks drawn, but no
     ``max_features`` draws).
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtree.information import _class_weights, _entropy_of_counts
+from dtree._helpers import _class_weights, _entropy_of_counts
 
 __all__ = ["SplitCandidate", "nominal_split", "threshold_split", "threshold_splits"]
 

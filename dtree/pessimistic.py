@@ -31,6 +31,7 @@ from __future__ import annotations
 import copy
 import math
 
+from dtree._helpers import _make_leaf, _renumber
 from dtree.tree import Node, iter_nodes
 
 __all__ = [
@@ -152,20 +153,6 @@ def _leaves(node: Node):
     only branches that cases reach), and so do the rules here.
     """
     return [leaf for leaf in iter_nodes(node) if leaf.is_leaf and leaf.value.sum() > 0]
-
-
-def _make_leaf(node: Node) -> None:
-    node.children = []
-    node.categories = ()
-    node.feature = None
-    node.threshold = None
-    node.gain = None
-
-
-def _renumber(root: Node) -> Node:
-    for node_id, node in enumerate(iter_nodes(root)):
-        node.node_id = node_id
-    return root
 
 
 def pessimistic_prune(root: Node) -> Node:

@@ -11,14 +11,14 @@ not a dependency of dtree itself but of its ``plot`` extra
 
 from __future__ import annotations
 
-import importlib
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
+from dtree._helpers import _import_optional
 from dtree.exceptions import InvalidParameterError
-from dtree.export import _MPL_CHARACTERS, _box_labels, _edge_labels, _fill_colours
+from dtree.export import MPL_CHARACTERS, box_labels, edge_labels, fill_colours
 
 __all__ = ["BOOK_COLORS", "use_book_style", "plot_tree"]
 
@@ -26,44 +26,6 @@ __all__ = ["BOOK_COLORS", "use_book_style", "plot_tree"]
 #: "Color Universal Design", as hex strings.
 BOOK_COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
                "#F0E442", "#000000"]
-
-
-def _import_optional(module: str, caller: str, extra: str = "plot"):
-    """Import ``module`` for ``caller``, naming dtree's extra that installs it.
-
-    Parameters
-    ----------
-    module : str
-        The module to import (e.g. ``"matplotlib.pyplot"``).
-    caller : str
-        The public function that needs it, for the message.
-    extra : str, default="plot"
-        The extra of dtree that installs the module's package.
-
-    Returns
-    -------
-    module
-        The imported module.
-
-    Raises
-    ------
-    ModuleNotFoundError
-        If the package of ``module`` is not installed, with a message naming
-        ``caller``, the package and ``pip install 'dtree[<extra>]'``.  A
-        module missing *inside* an installed package (a broken install) is
-        re-raised unchanged.
-    """
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as error:
-        package = module.partition(".")[0]
-        if error.name is None or error.name.partition(".")[0] != package:
-            raise
-        raise ModuleNotFoundError(
-            f"{caller} needs {package}, which is not installed: "
-            f"pip install 'dtree[{extra}]'",
-            name=error.name,
-        ) from error
 
 
 def use_book_style() -> None:
@@ -158,9 +120,9 @@ class _Box:
 
 
 def _edge_texts(view, i: int) -> list[str]:
-    """The edge labels of :func:`dtree.export._edge_labels`, "True" and "False"
+    """The edge labels of :func:`dtree.export.edge_labels`, "True" and "False"
     padded towards their arrows (they are drawn beside them)."""
-    labels = _edge_labels(view, i)
+    labels = edge_labels(view, i)
     return ["True  ", "  False"] if labels == ["True", "False"] else labels
 
 
@@ -273,7 +235,7 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
         Where to write the field names (``samples =``, ...): at every node,
         at the root only, or nowhere.
     filled : bool, default=False
-        Fill the boxes with the colours of ``dtree.export._fill_colours``
+        Fill the boxes with the colours of ``dtree.export.fill_colours``
         (scikit-learn's rule and palette, as :func:`dtree.export_graphviz`):
         a classifier's node in the colour of its majority class, stronger
         the purer the node (opacity :math:`(p_1 - p_2)/(1 - p_2)` over white
@@ -362,14 +324,14 @@ def plot_tree(decision_tree, *, max_depth=None, feature_names=None, class_names=
     flags = dict(filled=filled, impurity=impurity, node_ids=node_ids, proportion=proportion,
                  rounded=rounded)
     _check_plot_params(max_depth, label, precision, fontsize, flags)
-    view, box_text = _box_labels(decision_tree, feature_names=feature_names,
+    view, box_text = box_labels(decision_tree, feature_names=feature_names,
                                  class_names=class_names, label=label, impurity=impurity,
                                  node_ids=node_ids, proportion=proportion, precision=precision,
-                                 characters=_MPL_CHARACTERS, escape=str)
+                                 characters=MPL_CHARACTERS, escape=str)
     mpl = _import_optional("matplotlib", "plot_tree")
     ax = _cleared_axes(ax)
 
-    fills = _fill_colours(view) if filled else None
+    fills = fill_colours(view) if filled else None
     boxes = _tidy_layout(view, max_depth)
     canvas = _Canvas(ax, n_slots=1 + max(box.x for box in boxes),
                      n_rows=1 + max(box.depth for box in boxes), ink=mpl.rcParams["text.color"],

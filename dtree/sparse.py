@@ -36,11 +36,11 @@ for dense ``X`` only).
 from __future__ import annotations
 
 import copy
-import sys
 
 import numpy as np
 
 from dtree import kernels
+from dtree._validation import check_sparse_X, check_width
 from dtree.criteria import ClassWeights
 from dtree.splitting import (
     FEATURE_THRESHOLD,
@@ -51,70 +51,7 @@ from dtree.splitting import (
     partition,
 )
 
-__all__ = ["SparseRandomSplitter", "SparseSplitter", "check_sparse_X", "dense_to_csc",
-           "is_sparse", "mostly_zeros", "sparse_values"]
-
-def is_sparse(X) -> bool:
-    """Whether ``X`` is a SciPy sparse matrix or array (without importing SciPy)."""
-    module = sys.modules.get("scipy.sparse")
-    return module is not None and module.issparse(X)
-
-
-def check_sparse_X(X, *, fmt, name="X", missing_error=None):
-    """A private float32 copy of the sparse ``X`` in format ``fmt`` ("csc" or "csr").
-
-    Indices sorted, explicit zeros removed, values checked: a complex dtype,
-    a non-numeric dtype, NaN, infinite values and values beyond float32's
-    range raise ``ValueError`` naming ``name``.  The caller's matrix is not
-    modified.
-
-    Parameters
-    ----------
-    X : scipy.sparse matrix or array of shape (n_samples, n_features)
-    fmt : {"csc", "csr"}
-        CSC for the split search (a feature's values are contiguous), CSR for
-        the descent (a sample's values are).
-    name : str, default="X"
-    missing_error : str or None, default=None
-        Why NaN is refused, appended to the message (the estimator's
-        reason); None: the sparse search has no missing values.
-
-    Returns
-    -------
-    scipy.sparse.csc_matrix or csr_matrix, float32
-        Duplicate entries summed first (in float64 for integer or boolean
-        data, else in the data's own float type, as ``toarray`` does), then
-        checked and cast.
-    """
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D; got a sparse array of shape {X.shape}")
-    kind = np.dtype(X.dtype).kind
-    if kind == "c":
-        raise ValueError(f"Complex data not supported: {name} has dtype {X.dtype}")
-    if kind not in "biuf":
-        raise ValueError(f"{name} must hold numbers; got a sparse matrix of dtype {X.dtype}")
-    converted = X.tocsc(copy=True) if fmt == "csc" else X.tocsr(copy=True)
-    import scipy.sparse as sp
-
-    out = (sp.csc_matrix if fmt == "csc" else sp.csr_matrix)(converted)
-    if kind != "f":                 # integers and booleans: summed without overflow
-        out.data = out.data.astype(np.float64)
-    out.sum_duplicates()            # the values of the dense copy; also sorts the indices
-    data = out.data
-    if np.isnan(data).any():
-        reason = missing_error or ("missing values are supported for dense X only (as in "
-                                   "scikit-learn)")
-        raise ValueError(f"Input {name} contains NaN; {reason}")
-    if np.isinf(data).any():
-        raise ValueError(f"{name} contains infinite values; finite numbers are required")
-    with np.errstate(over="ignore"):
-        data32 = data.astype(np.float32)
-    if np.isinf(data32).any():
-        raise ValueError(f"{name} has values too large for float32 (|x| > 3.4e38)")
-    out.data = data32
-    out.eliminate_zeros()           # a stored zero is a zero
-    return out
-
+__all__ = ["SparseRandomSplitter", "SparseSplitter", "dense_to_csc", "mostly_zeros", "sparse_values"]
 
 #: A dense X at least this fraction of whose values are 0 is searched as a
 #: sparse matrix (:func:`mostly_zeros`); set above 1 to never do so.
@@ -481,9 +418,8 @@ def sparse_apply(tree, X, *, path=False):
     :func:`sparse_values`, and the pairs (rows, nodes) of every visit are
     returned.
     """
-    from dtree.tree import _check_width
 
-    _check_width(X, tree._max_feature())
+    check_width(X, tree._max_feature())
     n = X.shape[0]
     if not path and kernels.available():
         leaf = np.zeros(n, dtype=np.intp)

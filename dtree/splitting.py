@@ -204,7 +204,7 @@ def partition(order, starts, sizes, n_left, goes_left) -> None:
 
 
 
-def _has_missing(X):
+def has_missing(X):
     """Features with a NaN somewhere in ``X`` of shape (n_samples, n_features), shape (n_features,)."""
     return np.array([np.isnan(X[:, f]).any() for f in range(X.shape[1])])  # no (n, d) temporary
 
@@ -235,10 +235,10 @@ _KERNEL_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
                     SquaredError: kernels.SQUARED_ERROR, FriedmanMSE: kernels.FRIEDMAN_MSE,
                     Poisson: kernels.POISSON}
 # Those whose proxy the kernels also compute for several outputs (regressions).
-_KERNEL_OUTPUTS = (SquaredError, FriedmanMSE, Poisson)
+KERNEL_OUTPUTS = (SquaredError, FriedmanMSE, Poisson)
 
 
-def kernel_criterion(criterion, criteria=None, outputs=_KERNEL_OUTPUTS):
+def kernel_criterion(criterion, criteria=None, outputs=KERNEL_OUTPUTS):
     """The kernels' code of ``criterion`` and its number of outputs, or ``(None, 0)``.
 
     One output: ``criteria`` (default ``_KERNEL_CRITERIA``) by class.
@@ -258,13 +258,13 @@ def kernel_criterion(criterion, criteria=None, outputs=_KERNEL_OUTPUTS):
 
 
 # Placeholders for the kernels' arguments that a case does not use (one type each).
-_NO_FLOATS, _NO_CODES, _NO_STATS = np.ones(1), np.zeros(0, np.uint8), np.zeros((0, 0))
+NO_FLOATS, NO_CODES, NO_STATS = np.ones(1), np.zeros(0, np.uint8), np.zeros((0, 0))
 # Criterion.node_stats itself (sums of the statistics), not a criterion's own.
 _SUMMED_NODE_STATS = Criterion.node_stats.__func__
 
 
 
-def _deviations_exact(stats) -> bool:
+def deviations_exact(stats) -> bool:
     r"""Whether every sum of the absolute error's search is an exact float.
 
     Its per-sample statistics (``stats``, rows :math:`w` and the
@@ -384,14 +384,14 @@ class BestSplitter:
         self.order = np.ascontiguousarray(sort(X), dtype=_ORDER_DTYPE)
         self._order_full = self.order       # what the sweep reads: self.order is a view of it
         self._offset = 0                    # where self.order starts in it (a window's start)
-        self.has_missing = _has_missing(X)
+        self.has_missing = has_missing(X)
         self._sweep = None
         self._compiled = kernels.available() if self.compiled is None else bool(self.compiled)
         self._constant = None     # (starts, sizes, constant) of the last segments seen
         # The absolute error: whether the compiled search may take it (exact sums).
         self.deviations_exact = (AbsoluteError in (self.criterion,
                                                    getattr(self.criterion, "base", None))
-                                 and _deviations_exact(self.stats))
+                                 and deviations_exact(self.stats))
         return self
 
     def totals(self, starts):
@@ -414,12 +414,12 @@ class BestSplitter:
             out = np.empty((stats.shape[0], starts.size))
             has_weight = stats.weight is not None
             kernels.segment_totals(self.order[0], starts, stats.codes,
-                                   stats.weight if has_weight else _NO_FLOATS, has_weight,
-                                   _NO_STATS, out)
+                                   stats.weight if has_weight else NO_FLOATS, has_weight,
+                                   NO_STATS, out)
             return out
         if compiled and isinstance(stats, np.ndarray) and stats.dtype == np.float64:
             out = np.empty((stats.shape[0], starts.size))
-            kernels.segment_totals(self.order[0], starts, _NO_CODES, _NO_FLOATS, False, stats, out)
+            kernels.segment_totals(self.order[0], starts, NO_CODES, NO_FLOATS, False, stats, out)
             return out
         return criterion.node_stats(stats, self.order[0], starts)
 

@@ -23,6 +23,7 @@ from typing import Iterator
 import numpy as np
 
 from dtree import kernels
+from dtree._validation import check_sparse_X, check_width, is_sparse
 
 # Up to this many rows, a descent whose compiled code is not at hand yet goes
 # level by level in NumPy (compiling it takes a second, once per machine).
@@ -30,15 +31,6 @@ _SMALL_APPLY = 1000
 
 __all__ = ["NODE_FIELDS", "Node", "NodeField", "iter_nodes"]
 
-
-def _check_width(X, max_feature):
-    """ValueError unless ``X`` is 2-D with a column for every feature the tree
-    tests (``max_feature``, 0-based): the descents read ``X[i, feature[t]]``."""
-    if np.ndim(X) != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features); got shape {np.shape(X)}")
-    if max_feature >= X.shape[1]:
-        raise ValueError(f"X has {X.shape[1]} features, but the tree tests feature "
-                         f"{max_feature} (0-based): at least {max_feature + 1} are needed")
 
 # The fields of a Node other than its children (a flat record of one node).
 _NODE_FIELDS = ("node_id", "depth", "n_samples", "value", "impurity", "feature", "threshold",
@@ -551,7 +543,7 @@ class TreeArrays:
         ``flat[i * d + feature[t]]`` in C order, ``flat[i + n * feature[t]]``
         in Fortran order (pandas 3's DataFrames), so that neither is copied.
         """
-        from dtree.sparse import check_sparse_X, is_sparse, sparse_apply
+        from dtree.sparse import sparse_apply
 
         if is_sparse(X):            # never densified: dtree.sparse
             return sparse_apply(self, check_sparse_X(X, fmt="csr"))
@@ -570,7 +562,7 @@ class TreeArrays:
         if X.dtype.kind != "f":     # integers, objects: compared as float64 (and NaN found)
             X, any_missing = X.astype(np.float64), None
         if column_of is None:
-            _check_width(X, self._max_feature())
+            check_width(X, self._max_feature())
         if (column_of is None and X.dtype in (np.float32, np.float64) and kernels.available()
                 and (X.shape[0] > _SMALL_APPLY or kernels.COMPILE_IN_FOREGROUND
                      or kernels.ready(kernels.apply_dense))):
@@ -641,7 +633,6 @@ class TreeArrays:
 
     def decision_path(self, X):
         """Sparse indicator (CSR) of shape (n_samples, node_count) of the nodes each row visits."""
-        from dtree.sparse import check_sparse_X, is_sparse
 
         if is_sparse(X):            # never densified: dtree.sparse
             X = check_sparse_X(X, fmt="csr")
@@ -649,10 +640,10 @@ class TreeArrays:
 
     def _decision_path(self, X):
         """:meth:`decision_path` of an ``X`` already checked: a sparse one is the
-        private CSR copy of :func:`dtree.sparse.check_sparse_X` (not copied again)."""
+        private CSR copy of :func:`dtree._validation.check_sparse_X` (not copied again)."""
         from scipy.sparse import csr_matrix
 
-        from dtree.sparse import is_sparse, sparse_apply
+        from dtree.sparse import sparse_apply
 
         if is_sparse(X):
             steps = sparse_apply(self, X, path=True)

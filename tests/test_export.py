@@ -342,26 +342,26 @@ def test_export_graphviz_writes_to_a_path_or_a_file(tmp_path):
 def test_fill_colours_follow_scikit_learns_rule():
     """The builder, by hand: the argmax colour over white at (p1 - p2) / (1 - p2)."""
     from dtree import DecisionTreeClassifier, DecisionTreeRegressor
-    from dtree.export import _color_brew, _fill_colours, _view
+    from dtree.export import _color_brew, fill_colours, _view
 
     # root [3, 1, 0]: class 0 at alpha (3/4 - 1/4) / (1 - 1/4) = 2/3; leaves pure
     tree = DecisionTreeClassifier().fit([[0], [1], [2], [3]], [0, 0, 0, 1])
     tree3 = DecisionTreeClassifier().fit([[0], [1], [2], [3], [4]], [0, 0, 0, 1, 2])
     assert _color_brew(3) == [(229, 129, 57), (57, 229, 129), (129, 57, 229)]
-    assert _fill_colours(_view(tree)) == ["#eeab7b", "#e58139", "#399de5"]
+    assert fill_colours(_view(tree)) == ["#eeab7b", "#e58139", "#399de5"]
     red, green, blue = (round(2 / 3 * c + 1 / 3 * 255) for c in (229, 129, 57))
-    assert _fill_colours(_view(tree))[0] == f"#{red:02x}{green:02x}{blue:02x}"
+    assert fill_colours(_view(tree))[0] == f"#{red:02x}{green:02x}{blue:02x}"
     # [3, 1, 1]: p1 - p2 = 2/5 over 1 - 1/5 = 4/5: alpha 1/2
     expected = "#" + "".join(f"{round(0.5 * c + 0.5 * 255):02x}" for c in (229, 129, 57))
-    assert _fill_colours(_view(tree3))[0] == expected
+    assert fill_colours(_view(tree3))[0] == expected
     # the book's palette through the same rule: class 1 of a pure leaf in full
-    assert _fill_colours(_view(tree), palette=["#000000", "#0072b2"])[2] == "#0072b2"
+    assert fill_colours(_view(tree), palette=["#000000", "#0072b2"])[2] == "#0072b2"
     # regression: (v - min) / (max - min); all equal: white
     reg = DecisionTreeRegressor().fit([[0], [1], [2], [3]], [0.0, 0.0, 0.0, 4.0])
     # root 1 of 0..4: alpha 1/4, e.g. red 0.25 * 229 + 0.75 * 255 = 248.5, to even: 248
-    assert _fill_colours(_view(reg)) == ["#f8e0ce", "#ffffff", "#e58139"]
+    assert fill_colours(_view(reg)) == ["#f8e0ce", "#ffffff", "#e58139"]
     flat = DecisionTreeRegressor().fit([[0], [1]], [2.0, 2.0])
-    assert _fill_colours(_view(flat)) == ["#ffffff"]
+    assert fill_colours(_view(flat)) == ["#ffffff"]
 
 
 def test_multiway_trees_in_dot_keep_their_category_edges():

@@ -183,12 +183,12 @@ def test_filled_with_equal_impurities_is_a_value_error_as_in_scikit_learn():
 
 def test_fill_colours_by_impurity():
     """Multi-output: the first palette colour at opacity (-imp - low) / (high - low)."""
-    from dtree.export import _fill_colours, _over_white
+    from dtree.export import fill_colours, _over_white
 
     tree = fitted("regression 2", "squared_error", 2)
     impurity = tree.tree_.impurity
     low, high = -impurity.max(), -impurity.min()
-    assert _fill_colours(_view(tree)) == [_over_white((229, 129, 57), (-v - low) / (high - low))
+    assert fill_colours(_view(tree)) == [_over_white((229, 129, 57), (-v - low) / (high - low))
                                           for v in impurity]
 
 

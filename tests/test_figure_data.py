@@ -201,12 +201,12 @@ def test_a_figure_drawn_again_gives_the_committed_figure_data(book_style, name):
 
 
 def _reverse_class_names(monkeypatch):
-    box_labels = dtree.plotting._box_labels
+    box_labels = dtree.plotting.box_labels
 
     def reversed_names(estimator, *, class_names, **kwargs):
         return box_labels(estimator, class_names=list(class_names)[::-1], **kwargs)
 
-    monkeypatch.setattr(dtree.plotting, "_box_labels", reversed_names)
+    monkeypatch.setattr(dtree.plotting, "box_labels", reversed_names)
     return r"class = "
 
 
@@ -321,14 +321,14 @@ def _figure_with_lines(short, long):
 MUTANT = '''
 import dtree.plotting
 
-_box_labels = dtree.plotting._box_labels
+box_labels = dtree.plotting.box_labels
 
 
 def _reversed_class_names(estimator, *, class_names, **kwargs):
-    return _box_labels(estimator, class_names=list(class_names)[::-1], **kwargs)
+    return box_labels(estimator, class_names=list(class_names)[::-1], **kwargs)
 
 
-dtree.plotting._box_labels = _reversed_class_names
+dtree.plotting.box_labels = _reversed_class_names
 '''
 
 

@@ -33,7 +33,8 @@ except ModuleNotFoundError:  # Python 3.10: the pinned back-port
 import dtree
 from dtree import ID3Classifier, plot_tree
 from dtree.datasets import load_weather
-from dtree.plotting import _import_optional, use_book_style
+from dtree._helpers import _import_optional
+from dtree.plotting import use_book_style
 
 # Checks the book's files and its pinned environment, not dtree across versions:
 # `make test-compat` leaves the module out.

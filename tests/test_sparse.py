@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from dtree import DecisionTreeClassifier, DecisionTreeRegressor
 from dtree.criteria import get_criterion
-from dtree.sparse import check_sparse_X, sparse_values
+from dtree._validation import check_sparse_X
+from dtree.sparse import sparse_values
 
 sp = pytest.importorskip("scipy.sparse")
 
@@ -330,22 +331,24 @@ def test_duplicates_are_summed_before_the_float32_cast():
 def test_a_sparse_X_is_copied_once_per_call(monkeypatch, method):
     # The private CSR copy made by the estimator's check is the one the tree
     # reads: a second copy would double the memory of a large matrix.
+    import dtree._validation
     import dtree.cart
     import dtree.sparse
+    import dtree.tree
 
     rng = np.random.default_rng(0)
     X = sp.random(200, 50, density=0.05, format="csr", random_state=1, dtype=np.float64)
     y = rng.integers(0, 2, 200)
     tree = DecisionTreeClassifier(random_state=0).fit(X, y)
     calls = []
-    original = dtree.sparse.check_sparse_X
+    original = dtree._validation.check_sparse_X
 
     def counted(*args, **kwargs):
         calls.append(kwargs.get("fmt"))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(dtree.sparse, "check_sparse_X", counted)
-    monkeypatch.setattr(dtree.cart, "check_sparse_X", counted)
+    for module in (dtree.sparse, dtree.cart, dtree.tree):
+        monkeypatch.setattr(module, "check_sparse_X", counted)
     result = getattr(tree, method)(X)
     assert calls == ["csr"], f"{method} copied X {len(calls)} times"
     expected = getattr(tree, method)(X.toarray())
