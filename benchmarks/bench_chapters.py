@@ -38,8 +38,15 @@ def toc_notebooks(root=ROOT):
 
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
     files = [toc["root"]]
+
+    def walk(entries):                     # chapters, and the sections of a chapter
+        for entry in entries or []:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+
     for part in toc.get("parts", []):
-        files += [chapter["file"] for chapter in part.get("chapters", [])]
+        walk(part.get("chapters"))
     return [f"{name}.ipynb" for name in files if (root / f"{name}.ipynb").exists()]
 
 
