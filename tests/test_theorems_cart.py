@@ -447,3 +447,55 @@ def test_predict_proba_is_leaf_fractions_and_undoing_class_weights(seed, n, dept
         undone = proba[m][0] / omega
         np.testing.assert_allclose(undone / undone.sum(), plain / plain.sum(), atol=1e-12)
     np.testing.assert_array_equal(tree.predict(X), tree.classes_[proba.argmax(axis=1)])
+
+
+# ---------------------------------------------------------------------------
+# thm-cart-friedman, eq-cart-poisson (the regression criteria of the chapter)
+# ---------------------------------------------------------------------------
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 40))
+def test_friedman_improvement_is_the_squared_error_decrease(seed, n):
+    """thm-cart-friedman: W_t R2(t) - W_L R2(L) - W_R R2(R) = W_L W_R / W_t (mean_L - mean_R)^2
+    for every split, so friedman_mse grows the squared error's tree (same tie rule, no
+    min_impurity_decrease)."""
+    _, _, y, w = make_data(seed, n, 1)
+    rng = np.random.default_rng(seed)
+    left = rng.random(n) < 0.5
+    left[0], left[-1] = True, False
+    sse = lambda m: np.sum(w[m] * (y[m] - np.average(y[m], weights=w[m])) ** 2)  # noqa: E731
+    decrease = sse(np.ones(n, bool)) - sse(left) - sse(~left)
+    w_l, w_r = w[left].sum(), w[~left].sum()
+    diff = np.average(y[left], weights=w[left]) - np.average(y[~left], weights=w[~left])
+    assert decrease == pytest.approx(w_l * w_r / (w_l + w_r) * diff**2, rel=1e-9, abs=1e-9)
+    # the same tree; where two features divide a node's rows alike (an exact tie), the float
+    # rounding of the two scores may pick either feature: compare the trees as row sets
+    X, _, y, w = make_data(seed, max(n, 10), 3)
+    a = DecisionTreeRegressor(max_depth=4).fit(X, y, sample_weight=w)
+    b = DecisionTreeRegressor(max_depth=4, criterion="friedman_mse").fit(X, y, sample_weight=w)
+    assert node_sets(a, X) == node_sets(b, X)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 40))
+def test_poisson_impurity_is_the_half_deviance_and_no_child_sums_to_zero(seed, n):
+    """eq-cart-poisson: the stored impurity of every node is (1/W) sum w (y log(y/mean) - y + mean);
+    no node of a Poisson tree has a zero target sum (a zero mean cannot be a Poisson leaf), in
+    dtree as in scikit-learn."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(n, 2)).astype(float)
+    y = rng.poisson(np.where(X[:, 0] < 3, 0.3, 3.0)).astype(float)
+    if y.sum() == 0:
+        y[0] = 1.0
+    w = rng.uniform(0.5, 2.0, size=n)
+    tree = DecisionTreeRegressor(criterion="poisson").fit(X, y, sample_weight=w)
+    reach = tree.decision_path(X).toarray().astype(bool)
+    for node in range(tree.tree_.node_count):
+        yy, ww = y[reach[:, node]], w[reach[:, node]]
+        mean = np.average(yy, weights=ww)
+        assert mean > 0
+        ylogy = np.where(yy > 0, yy * np.log(np.where(yy > 0, yy, 1.0) / mean), 0.0)
+        deviance = np.sum(ww * (ylogy - yy + mean)) / ww.sum()
+        assert tree.tree_.impurity[node] == pytest.approx(deviance, rel=1e-9, abs=1e-12)
+    theirs = sk.DecisionTreeRegressor(criterion="poisson", random_state=0).fit(X, y, sample_weight=w)
+    assert np.all(theirs.tree_.value[:, 0, 0] > 0)
