@@ -1,6 +1,6 @@
 """Statements of the chapters that a review found wrong, each held by a test as corrected.
 
-* prepruning, rem-prepruning-float: features are compared as float32, with no
+* appendix/ties, rem-ties-float: features are compared as float32, with no
   tolerance: values 1e-9 apart are split where float32 tells them apart.
 * prepruning (the exclusive or) and postpruning: a subtree is collapsed from
   alpha >= g(t) on, and collapsing it does not increase R_alpha exactly when
@@ -95,4 +95,7 @@ def test_the_pessimistic_rate_increases_in_real_error_counts(n, fractions, cf):
     e_low, e_high = low * n, high * n
     if e_high - e_low < 1e-6:
         e_high = min(e_low + 1e-3, 0.999 * n)
-    assert upper_error_rate(e_low, n, cf) < upper_error_rate(e_high, n, cf)
+    u_low, u_high = upper_error_rate(e_low, n, cf), upper_error_rate(e_high, n, cf)
+    assert u_low <= u_high
+    # strictly, until both round to 1.0 (E near N < 1: the quantile is within 1e-16 of 1)
+    assert u_low < u_high or u_low == 1.0, (u_low, u_high)
