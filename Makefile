@@ -131,8 +131,8 @@ bwrap:
 # complete build (Sphinx keeps every page's doctree, the {eval} numbers
 # included, in _build/.doctrees), unless something the notebooks run changed
 # that Sphinx does not watch: dtree (code and data), the book's Sphinx extensions,
-# the homework scripts the instructors' guide imports, the benchmark table of
-# the real-data chapter, or the pins.  Their SHA-256 sums at the start of the
+# the homework scripts the instructors' guide imports, the benchmark tables of
+# the appendix's speed page, or the pins.  Their SHA-256 sums at the start of the
 # last complete build are kept in $(BOOK_DONE) (contents, not times: a
 # checkout that leaves a file as it was costs nothing).  After a failed build
 # (a warning under -W of a page that would now be skipped), when _build has no
@@ -142,7 +142,7 @@ bwrap:
 # the three C4.5 notebooks changed, 4-7 min for every notebook (README.md).
 BOOK_DONE    := _build/.book-complete
 BOOK_DEPENDS := dtree book/_ext/dtree_book.py book/_ext/unix_socket_kernels.py book/homework \
-  benchmarks/results.csv requirements.txt pyproject.toml
+  $(wildcard benchmarks/results*.csv) requirements.txt pyproject.toml
 book: $(BOOK_STAMP) dot
 	@mkdir -p _build; \
 	find $(BOOK_DEPENDS) -type f -not -path '*/__pycache__/*' -print0 | sort -z \

@@ -415,8 +415,8 @@ def test_binder_steps_in_a_fresh_environment(tmp_path):
 
 # Chapters run in that environment: the first one, the page that lists the
 # versions (build tools absent there), and a Part II chapter that draws trees
-# with Graphviz and matplotlib. (The real-data chapter would read the
-# benchmark table from the repository over the network; the instructors'
+# with Graphviz and matplotlib. (The appendix's speed page would read the
+# benchmark tables from the repository over the network; the instructors'
 # guide needs a clone.)
 DOWNLOADED = ["book/first_tree.ipynb", "book/versions.ipynb", "book/part2/cart.ipynb"]
 

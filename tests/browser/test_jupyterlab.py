@@ -86,9 +86,9 @@ def lab(tmp_path_factory):
         root / "book",
         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build", "__pycache__"),
     )
-    # The real-data chapter reads the committed benchmark run, beside book/ in
-    # a clone (dtree.book.repository_file("benchmarks/results.csv")), and the
-    # C4.5 chapter counts its agreement with Release 8 from tests/release8.
+    # The appendix's speed page reads the committed benchmark runs, beside book/
+    # in a clone (dtree.book.repository_file("benchmarks/results.csv")), and its
+    # Release 8 page counts the agreement with Release 8 from tests/release8.
     shutil.copytree(ROOT / "benchmarks", root / "benchmarks")
     shutil.copytree(ROOT / "tests" / "release8", root / "tests" / "release8",
                     ignore=shutil.ignore_patterns("__pycache__"))
