@@ -82,7 +82,7 @@ def engine_words(markdown):
 # a year, or a number named as a section, step, equation, release or version.
 _NAMED = re.compile(r"(?:step|steps|rule|rules|section|sections|§|chapter|chapters|part|parts|equation|"
                     r"eq\.|release|version|versions|python|numpy|scikit-learn|table|figure|exercise|"
-                    r"exercises|theorem|lemma|line|lines|set|sets|level|levels|page|pages|c4\.5|id3|day|seed|column)\s*$",
+                    r"exercises|theorem|lemma|line|lines|set|sets|level|levels|page|pages|c4\.5|id3|day|seed|column|issue|request)\s*$",
                     re.I)
 
 # Typed numbers that stay typed: {chapter: {number: why}}. What a chapter sets
@@ -115,6 +115,19 @@ DECLARED: dict[str, dict[str, str]] = {
         "5%": "delta = 0.05 as a share, stated beside its formula",
         "70": "the 70/30 train/test split (a parameter)", "30": "the 70/30 train/test split (a parameter)",
         "0.01": "a threshold the reader sets (a parameter)"},
+    "book/part2/c45": {
+        "14": WEATHER, "70": "the sunny days' humidities, printed from the weather table",
+        "85": "the sunny days' humidities, printed from the weather table",
+        "90": "the sunny days' humidities, printed from the weather table; day 12's humidity",
+        "95": "the sunny days' humidities, printed from the weather table",
+        "72": "day 12's temperature, printed with its row of the weather table",
+        "76": "a humidity between the two cuts, picked as the example's input",
+        "1000": "the random nodes the folded check draws (a parameter)",
+        "30%": "the share of missing cells in the folded check's rows (a parameter)",
+        "60": "the random data sets of the folded check (a parameter)"},
+    "book/part2/c45_pruning": {
+        "20": "the worked example's node (its input)", "13": "the worked example's node (its input)",
+        "10": "the worked example's leaves (its input)", "16": "Quinlan's example node, cited"},
     "book/part4/objective": {"40": "the sample's size (a parameter)",
                              "70": "the 70/30 train/test split (a parameter)",
                              "30": "the 70/30 train/test split (a parameter)"},
