@@ -804,8 +804,10 @@ class Poisson(SquaredError):
 
     @staticmethod
     def proxy(left, right):
-        # -S_L ln(mean_L) - S_R ln(mean_R) ranks like the deviance decrease;
-        # children with a non-positive sum are forbidden (-inf).
+        # S_L log2(mean_L) + S_R log2(mean_R): the children's deviance is a
+        # constant of the node minus this (eq. cart-poisson-decrease), so it
+        # ranks the cuts as the deviance decrease does; children with a
+        # non-positive sum are forbidden (-inf).
         s_left, s_right = left[1], right[1]
         with np.errstate(divide="ignore", invalid="ignore"):
             score = (s_left * np.log2(s_left / left[0])
