@@ -476,6 +476,49 @@ def test_friedman_improvement_is_the_squared_error_decrease(seed, n):
     assert node_sets(a, X) == node_sets(b, X)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_friedman_differs_from_the_squared_error_for_several_outputs(seed):
+    """thm-cart-friedman holds for a target of one output only: for m outputs both libraries
+    score friedman_mse by (W_R sum_k S_L,k - W_L sum_k S_R,k)^2 / (W_L W_R), the improvement of
+    the outputs' sums, not the mean of the outputs' squared-error decreases.  Here the outputs
+    x0 + noise and -x0 + x1 + noise: the squared error splits the root on feature 0,
+    friedman_mse on feature 1, in dtree as in scikit-learn (dtree equals scikit-learn for each
+    criterion)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(200, 3))
+    y = np.column_stack([X[:, 0] + rng.normal(scale=0.5, size=200),
+                         -X[:, 0] + X[:, 1] + rng.normal(scale=0.5, size=200)])
+    roots = {}
+    for criterion in ["squared_error", "friedman_mse"]:
+        ours = DecisionTreeRegressor(max_depth=2, criterion=criterion).fit(X, y).tree_
+        theirs = sk.DecisionTreeRegressor(max_depth=2, criterion=criterion, random_state=0)
+        theirs = theirs.fit(X, y).tree_
+        np.testing.assert_array_equal(ours.feature, theirs.feature)
+        np.testing.assert_allclose(ours.threshold, theirs.threshold, rtol=1e-12)
+        np.testing.assert_allclose(ours.value, theirs.value, rtol=1e-12)
+        roots[criterion] = ours.feature[0]
+    assert roots == {"squared_error": 0, "friedman_mse": 1}
+    # friedman_mse's root maximises the summed improvement, not the squared-error decrease
+    stump = DecisionTreeRegressor(max_depth=1, criterion="friedman_mse").fit(X, y).tree_
+    left = X[:, stump.feature[0]] <= stump.threshold[0]
+    summed = y.sum(axis=1)
+    improvement = lambda m: (  # noqa: E731
+        m.sum() * (~m).sum() / len(m) * (summed[m].mean() - summed[~m].mean()) ** 2)
+    decrease = lambda m: sum(  # noqa: E731
+        np.sum((y[:, k] - y[:, k].mean()) ** 2) - np.sum((y[m, k] - y[m, k].mean()) ** 2)
+        - np.sum((y[~m, k] - y[~m, k].mean()) ** 2) for k in range(y.shape[1]))
+    best = {"improvement": -np.inf, "decrease": -np.inf}
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        for cut in (values[:-1] + values[1:]) / 2:
+            m = X[:, j] <= cut
+            best["improvement"] = max(best["improvement"], improvement(m))
+            best["decrease"] = max(best["decrease"], decrease(m))
+    assert stump.feature[0] == 1
+    assert improvement(left) == pytest.approx(best["improvement"], rel=1e-9)
+    assert decrease(left) < best["decrease"] * (1 - 1e-6)
+
+
 @SETTINGS
 @given(seed=st.integers(0, 10_000), n=st.integers(4, 40))
 def test_poisson_impurity_is_the_half_deviance_and_no_child_sums_to_zero(seed, n):
