@@ -15,7 +15,9 @@ Three kinds of evidence, as for every algorithm of the book:
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -238,7 +240,8 @@ def test_a_tree_grown_uncompiled_is_the_fitted_tree(monkeypatch, make, params, m
 
 
 def test_the_printed_loop_is_the_loop_a_default_fit_runs(monkeypatch):
-    # The CART chapter prints dtree.sweep.best_split.  A default fit of iris (and
+    # The appendix "How dtree is built" prints dtree.sweep.best_split (the library
+    # form of the CART chapter's sorted sweep).  A default fit of iris (and
     # of diabetes) runs that very source: uncompiled, its code object is called
     # (traced); compiled, the compiled function's source is that code object and
     # it has run (it holds a compiled signature).
@@ -278,6 +281,9 @@ def test_the_printed_loop_is_the_loop_a_default_fit_runs(monkeypatch):
                 sys.setprofile(None)
         assert printed in called
     assert dtree.growth.SPLITTERS[("dense", "best")][1] is sweep.best_split
+    engine = json.loads((Path(__file__).parents[1] / "book/appendix/engine.ipynb").read_text())
+    assert any("show_source(sweep.best_split)" in "".join(cell["source"])
+               for cell in engine["cells"] if cell["cell_type"] == "code")
 
 
 def test_misclassification_by_hand():
