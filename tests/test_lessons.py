@@ -20,10 +20,10 @@ and inline code removed.
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 pytestmark = pytest.mark.book
 
@@ -31,24 +31,18 @@ ROOT = Path(__file__).resolve().parents[1]
 MAX_WORDS = 5000
 
 
-def _toc_files():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    found = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                found.append(entry["file"])
-            walk(entry.get("chapters"))
-            walk(entry.get("sections"))
-
-    walk(toc.get("parts"))
-    return found
+def _toc_notebooks():
+    """The notebooks of _toc.yml in reading order (book/_ext/install_cell.py walks it)."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        from install_cell import toc_notebooks
+    finally:
+        sys.path.pop(0)
+    return [path.relative_to(ROOT).with_suffix("").as_posix() for path in toc_notebooks()]
 
 
-TEACHING = [name for name in _toc_files()
-            if (name == "book/first_tree" or re.match(r"book/part\d/", name))
-            and (ROOT / f"{name}.ipynb").is_file()]
+TEACHING = [name for name in _toc_notebooks()
+            if name == "book/first_tree" or re.match(r"book/part\d/", name)]
 
 
 def _markdown(name):
