@@ -321,6 +321,7 @@ def test_the_compiled_growth_grows_the_trees_of_the_level_loop(seed, n, d, name,
     # per level: the same tree, array for array.
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 5, (n, d)).astype(float)
+    X[:2, 0] = 0, 1       # a feature that is not constant: the fit searches for a split
     if name in ("gini", "entropy"):
         make, y = DecisionTreeClassifier, rng.integers(0, 3, n)
     else:
