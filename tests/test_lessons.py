@@ -70,6 +70,7 @@ def engine_words(markdown):
     text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", " ", markdown, flags=re.S)
     text = re.sub(r"\]\([^)]*\)", "]", text)          # a link's target is not prose
     text = re.sub(r"\{doc\}`[^`]*`", " ", text)       # nor is a link to the appendix
+    text = re.sub(r"\{eval\}`[^`]*`", " ", text)      # nor a glued number's name
     return sorted({match.group() for match in ENGINE.finditer(text)})
 
 
@@ -159,7 +160,11 @@ def test_a_lesson_stays_under_five_thousand_words(name):
     assert words(_markdown(name)) <= MAX_WORDS, f"{name}: split it into sections"
 
 
-@pytest.mark.parametrize("name", TEACHING)
+# The worked solutions are lessons too (the exercises' answers, read beside the chapter).
+SOLUTIONS = [name for name in _toc_notebooks() if name.startswith("book/solutions/")]
+
+
+@pytest.mark.parametrize("name", TEACHING + SOLUTIONS)
 def test_a_lesson_leaves_the_engineering_to_the_appendix(name):
     assert engine_words(_markdown(name)) == [], f"{name}: say it in the appendix (book/appendix), link there"
 
@@ -175,6 +180,7 @@ def test_the_checks_can_fail():
     assert words("one two $x + y$ `code words` three") == 3
     assert engine_words("the loop is compiled with Numba ($2^{53}$ is maths)") == ["Numba", "compiled"]
     assert engine_words("see {doc}`../appendix/engine`") == []
+    assert engine_words('{eval}`glued("float32_eps")` and float32') == ["float32"]
     typed = typed_numbers("none", 'In 1984, step 2.1 of Release 8 split 150 samples '
                                   '(a {eval}`glued("n", "d")` and $n = 150$) at 0.43, 30 % left, two by 3.')
     assert typed == ["150", "0.43", "30 %"]
@@ -188,6 +194,7 @@ def test_the_checks_can_fail():
 def test_every_teaching_chapter_is_checked():
     assert "book/part2/cart" in TEACHING and "book/first_tree" in TEACHING
     assert not any(name.startswith("book/appendix") for name in TEACHING)
+    assert "book/solutions/cart" in SOLUTIONS
 
 
 def _glue_order_problems(path):
