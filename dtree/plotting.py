@@ -36,7 +36,7 @@ def use_book_style() -> None:
     from run to run.  In a Jupyter kernel it also has the inline backend
     draw PNGs at twice that resolution, shown at the same size ("retina"),
     so that figures stay crisp on high-DPI screens, and stores beside each
-    figure the data it shows (:func:`dtree.book.record_figure_data`), which
+    figure the data it shows (:func:`dtree._book.record_figure_data`), which
     notebook regression tests compare.
 
     Raises
@@ -79,7 +79,7 @@ def use_book_style() -> None:
         "legend.frameon": False,
     })
     _use_retina_figures()
-    from dtree.book import record_figure_data
+    from dtree._book import record_figure_data
 
     record_figure_data()
 

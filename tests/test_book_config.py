@@ -291,7 +291,7 @@ def test_api_pages_document_every_public_name():
 
 
 @pytest.mark.parametrize("module", ["dtree.information", "dtree.datasets", "dtree.tree",
-                                    "dtree.export", "dtree.plotting", "dtree.book"])
+                                    "dtree.export", "dtree.plotting", "dtree._book"])
 def test_each_public_module_has_a_page(module):
     _, names = documented_objects()
     assert module in names
@@ -306,7 +306,7 @@ def test_every_api_page_is_in_the_toc():
 
 
 def test_the_package_names_the_same_repository():
-    """pyproject's [project.urls] Repository (which dtree.book.repository_file
+    """pyproject's [project.urls] Repository (which dtree._book.repository_file
     reads outside a clone) is _config.yml's repository.url."""
     try:
         import tomllib
@@ -318,7 +318,7 @@ def test_the_package_names_the_same_repository():
 
 
 def test_repository_file_in_a_clone_and_outside(tmp_path, monkeypatch):
-    from dtree.book import repository_file
+    from dtree._book import repository_file
 
     monkeypatch.chdir(BOOK / "part4")
     assert Path(repository_file("benchmarks/results.csv")) == ROOT / "benchmarks" / "results.csv"

@@ -4,7 +4,7 @@ nbval, run as ``make test`` runs it (with ``book/conftest.py``), on a small
 notebook whose committed outputs differ from a fresh run's: in the last bits
 of a float (another CPU's summation order), which must pass, or in the 9th
 significant digit (a real change of a number), which must fail. Both for a
-printed float and for a number the prose quotes (``dtree.book.glue``).
+printed float and for a number the prose quotes (``dtree._book.glue``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dtree.book import SIGNIFICANT_DIGITS, glue, glued, stated_precision, stated_precision_text
+from dtree._book import SIGNIFICANT_DIGITS, glue, glued, stated_precision, stated_precision_text
 
 # Checks the book's files and its pinned environment, not dtree across versions:
 # `make test-compat` leaves the module out.
@@ -33,7 +33,7 @@ pytest.importorskip("nbval")
 
 def _notebook(stored_print: str, stored_record: str):
     code = (
-        "from dtree.book import glue\n"
+        "from dtree._book import glue\n"
         f"gain = float.fromhex({EXACT.hex()!r})\n"
         "glue('gain', gain, display=False)\n"
         "print(gain)"

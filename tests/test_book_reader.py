@@ -8,14 +8,14 @@ numbered, no raw MyST, code lines that fit the column, legible tree drawings).
   its ``mystnb.figure`` metadata, and the chapter's prose refers to it by
   ``{numref}``.
 - A PNG figure is stored at twice the resolution it is shown at (retina).
-- A Graphviz tree drawing is an SVG (``dtree.book.show_graphviz(dot)``, whose text
+- A Graphviz tree drawing is an SVG (``dtree._book.show_graphviz(dot)``, whose text
   form holds no memory address) with the class ``tree-drawing`` (drawn
   at one scale in every chapter, see book/_static/dtree-book.css), not a PNG.
 - A chapter shows at most MAX_SHOWN_LINES lines of code; checks and
   plotting boilerplate are folded (``hide-input`` / ``hide-cell``).
 - Shown code lines are at most MAX_LINE_LENGTH characters (the column of the
   HTML book at 1280 px holds 90 at the 12 px code font).
-- Library source is shown highlighted (``dtree.book.show_source``), never
+- Library source is shown highlighted (``dtree._book.show_source``), never
   printed with ``inspect.getsource``.
 - A helper function is defined in one notebook only (shared ones live in dtree).
 - A cell folded in the HTML book (``hide-input``, ``hide-cell``, ...) is folded
@@ -136,7 +136,7 @@ def test_code_shown_to_the_reader(name):
             problems.append(f"cell {i}: {len(long)} line(s) over {MAX_LINE_LENGTH} characters, "
                             f"e.g. {long[0][:60]!r}...")
         if "getsource" in code:
-            problems.append(f"cell {i}: prints library source; use dtree.book.show_source")
+            problems.append(f"cell {i}: prints library source; use dtree._book.show_source")
     if lines > MAX_SHOWN_LINES:
         problems.append(f"{lines} lines of code shown (at most {MAX_SHOWN_LINES}): fold checks")
     assert not problems, f"{name}:\n  " + "\n  ".join(problems)

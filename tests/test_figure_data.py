@@ -2,19 +2,19 @@
 
 nbval does not compare images (pixels depend on fonts, FreeType and the CPU),
 so each figure output of a chapter also holds its figure data: a text
-listing of what it shows under :data:`dtree.book.FIGURE_DATA_MIME`, which
-nbval compares like any text output (``dtree.book``'s module docstring
+listing of what it shows under :data:`dtree._book.FIGURE_DATA_MIME`, which
+nbval compares like any text output (``dtree._book``'s module docstring
 describes it).
 
 - Every image output of a notebook carries figure data in the same bundle:
-  the DOT source for a Graphviz drawing, :func:`dtree.book.figure_data` for a
+  the DOT source for a Graphviz drawing, :func:`dtree._book.figure_data` for a
   matplotlib figure.
 - The HTML book skips no other output: MyST-NB renders every MIME type of the
   committed outputs except the figure data (whose "unknown MIME type"
   notice _config.yml silences).
 - A figure of the book drawn again here gives the committed figure data
   (so it does not depend on the kernel, the inline backend or the CPU at
-  :data:`dtree.book.FIGURE_DIGITS` digits), and mutants of ``plot_tree`` and
+  :data:`dtree._book.FIGURE_DIGITS` digits), and mutants of ``plot_tree`` and
   ``export_graphviz`` (wrong class names, sample or class counts, colours)
   change it.
 - Floats that differ in their last bits give the same figure data; a change
@@ -39,7 +39,7 @@ import pytest
 import dtree.export
 import dtree.plotting
 from dtree import DecisionTreeClassifier, ID3Classifier, export_graphviz, plot_tree
-from dtree.book import FIGURE_DATA_MIME, FIGURE_DIGITS, figure_data, show_graphviz
+from dtree._book import FIGURE_DATA_MIME, FIGURE_DIGITS, figure_data, show_graphviz
 from dtree.datasets import load_animals
 from dtree.plotting import use_book_style
 
@@ -91,7 +91,7 @@ def test_every_image_output_carries_its_figure_data(notebook):
             record = _text(data.get(FIGURE_DATA_MIME, ""))
             if "image/svg+xml" in images and not record.startswith("digraph"):
                 problems.append(f"cell {i}: an SVG without its DOT source "
-                                "(draw it with dtree.book.show_graphviz)")
+                                "(draw it with dtree._book.show_graphviz)")
             elif "image/png" in images and not record.startswith("figure "):
                 problems.append(f"cell {i}: a PNG without its figure data "
                                 "(call dtree.plotting.use_book_style() before the first figure)")

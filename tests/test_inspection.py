@@ -1,4 +1,4 @@
-"""dtree.inspection, dtree.pruning.distinct_alphas, dtree.datasets.make_xor, dtree.book.show_source.
+"""dtree.inspection, dtree.pruning.distinct_alphas, dtree.datasets.make_xor, dtree._book.show_source.
 
 The helpers the chapters share: each is checked against a hand value, a
 theorem (the decreases telescope to R(T)) and scikit-learn.
@@ -14,7 +14,7 @@ from sklearn import tree as sk_tree
 from sklearn.datasets import load_breast_cancer
 
 import dtree
-from dtree.book import show_source, source_without_docstring
+from dtree._book import show_source, source_without_docstring
 from dtree.datasets import load_weather, make_xor
 from dtree.inspection import (
     impurity_decreases,

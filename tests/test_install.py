@@ -451,7 +451,7 @@ def test_a_downloaded_chapter_runs_with_dtree_and_its_notebooks_extra(tmp_path):
     # tests/release8/data_sets.py: the Release 8 appendix page imports it only in a
     # clone, where tests/release8 is (elsewhere it quotes "?")
     imported -= {"data_sets"}
-    # (graphviz is imported by dtree.book.show_graphviz, which the chapters
+    # (graphviz is imported by dtree._book.show_graphviz, which the chapters
     # below call to draw trees)
     assert {"dtree", "sklearn", "matplotlib"} <= imported
     _run([python, "-c", "import " + ", ".join(sorted(imported))], tmp_path, env)

@@ -81,5 +81,21 @@ def test_no_private_name_crosses_modules_but_the_helpers():
 def test_the_imports_are_read():
     # what the checks above read: the circle once found between the plotting
     # and the book modules, and the helpers' private names
-    assert ("_helpers", "_import_optional") in _imports(MODULES["book"])
+    assert ("_helpers", "_import_optional") in _imports(MODULES["_book"])
     assert "kernels" in GRAPH["growth"] and "growth" in GRAPH["cart"]
+
+
+def test_the_book_machinery_is_outside_the_public_namespace():
+    # What the chapters import to record quoted numbers and figure data
+    # (glue, glued, figure_data, show_source) is dtree._book: installed with
+    # the package, so that a downloaded chapter runs, but no public module.
+    import importlib
+
+    import pytest
+
+    assert "_book" in MODULES and "book" not in MODULES
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("dtree.book")
+    import dtree
+
+    assert not any("book" in name for name in dtree.__all__)

@@ -6,7 +6,7 @@ Cells through the menu (the kernel is started by the server, its messages travel
 websocket, exactly as for a reader), saves, reads the saved notebook back
 through the server's contents API and compares its outputs with the committed
 ones the way nbval does: ``text/plain`` (and the hidden
-``application/papermill.record/text/plain`` records of ``dtree.book.glue``)
+``application/papermill.record/text/plain`` records of ``dtree._book.glue``)
 and stream text, with the project's nbval sanitize patterns applied and floats
 compared at 12 significant digits (``book/conftest.py``); execution counts,
 metadata and images are not compared.
@@ -23,9 +23,9 @@ rendered Markdown must show no raw MyST syntax (directive fences, roles,
 labels) and no "Unknown Directive" box, its code cells are folded where the
 HTML book folds them (``jupyter.source_hidden``), its display equations are
 numbered (1), (2), ... in order as in the HTML book, and every number the prose quotes
-(``{eval}`glued(...)```, see ``dtree.book``) must have been evaluated by the
+(``{eval}`glued(...)```, see ``dtree._book``) must have been evaluated by the
 kernel to the value the committed notebook records. Every figure shows as an
-image, and its figure data (``dtree.book.FIGURE_DATA_MIME``) does not show.
+image, and its figure data (``dtree._book.FIGURE_DATA_MIME``) does not show.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ import nbformat
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from dtree.book import stated_precision_text
+from dtree._book import stated_precision_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = os.environ.get("BOOK_LAB_NOTEBOOK", "book/first_tree.ipynb")
@@ -87,7 +87,7 @@ def lab(tmp_path_factory):
         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build", "__pycache__"),
     )
     # The appendix's speed page reads the committed benchmark runs, beside book/
-    # in a clone (dtree.book.repository_file("benchmarks/results.csv")), and its
+    # in a clone (dtree._book.repository_file("benchmarks/results.csv")), and its
     # Release 8 page counts the agreement with Release 8 from tests/release8.
     shutil.copytree(ROOT / "benchmarks", root / "benchmarks")
     shutil.copytree(ROOT / "tests" / "release8", root / "tests" / "release8",
@@ -443,7 +443,7 @@ EQUATION_NUMBERS = r"""
 """
 
 # What each code cell's output area shows: its text and how many images. A
-# figure's output holds an image and its figure data (dtree.book.FIGURE_DATA_MIME),
+# figure's output holds an image and its figure data (dtree._book.FIGURE_DATA_MIME),
 # for which JupyterLab has no renderer: the image must show, the data not.
 SHOWN_OUTPUTS = """
 () => [...document.querySelectorAll(
@@ -461,7 +461,7 @@ FIGURE_DATA_SHOWN = re.compile(r"significant digits|digraph Tree|No renderer|fig
 
 
 def _recorded(notebook) -> dict[str, str]:
-    """Name -> the record ``dtree.book.glue`` stored in the committed outputs."""
+    """Name -> the record ``dtree._book.glue`` stored in the committed outputs."""
     records = {}
     for cell in notebook.cells:
         for output in cell.get("outputs", []) if cell.cell_type == "code" else []:

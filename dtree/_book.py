@@ -265,7 +265,7 @@ def glued(name: str, format_spec: str = "") -> str:
 
     Examples
     --------
-    >>> from dtree.book import glue, glued
+    >>> from dtree._book import glue, glued
     >>> glue("n_rows", 14)  # doctest: +SKIP
     >>> glued("n_rows")  # doctest: +SKIP
     '14'
