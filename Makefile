@@ -139,7 +139,7 @@ bwrap:
 # complete build, or with FRESH=1, every notebook runs again (jupyter-book's
 # --all).  Sphinx itself reads every page again when a setting of _config.yml
 # that pages depend on changes.  Measured: 8 s with nothing changed, 46 s with
-# the three C4.5 notebooks changed, 4-7 min for every notebook (README.md).
+# the three C4.5 notebooks changed, 4-7 min for every notebook (.github/CONTRIBUTING.md).
 BOOK_DONE    := _build/.book-complete
 BOOK_DEPENDS := dtree book/_ext/dtree_book.py book/_ext/unix_socket_kernels.py book/homework \
   $(wildcard benchmarks/results*.csv) requirements.txt pyproject.toml
