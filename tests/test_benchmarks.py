@@ -158,10 +158,12 @@ def test_real_data_benchmark_times_id3_and_c45_against_cart(tmp_path):
         assert int(row["n_leaves"]) >= 2 and row["n_samples"] == "1500"
 
 
-def test_committed_real_data_runs_cover_the_grid():
-    """results_real.csv: one row per data set, criterion and depth of bench_real.py's grid."""
+@pytest.mark.parametrize("name", ["results_real.csv", "results_real_earlier_engine.csv"])
+def test_committed_real_data_runs_cover_the_grid(name):
+    """results_real.csv (and the earlier engine's run, the baseline the current one is
+    compared with): one row per data set, criterion and depth of bench_real.py's grid."""
     bench_real = _benchmark_module("bench_real")
-    header, rows = read(BENCHMARKS / "results_real.csv")
+    header, rows = read(BENCHMARKS / name)
     assert header == bench_real.CSV_COLUMNS
     sizes = {r["dataset"]: int(r["n_samples"]) for r in rows}
     expected = [(name, criterion, str(depth)) for name in bench_real.DATASETS
