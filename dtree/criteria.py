@@ -49,6 +49,8 @@ import math
 
 import numpy as np
 
+from dtree import kernels
+
 __all__ = ["CLASSIFICATION_CRITERIA", "REGRESSION_CRITERIA", "Criterion", "get_criterion"]
 
 # Below this, an impurity counts as zero (scikit-learn's EPSILON).
@@ -254,12 +256,22 @@ class Criterion:
     MONOTONIC_ROW : int or None, default=None
         The statistic whose ratio to the weight is :meth:`monotonic_value`
         (read by the default :meth:`middle_value`).
+    grows_whole : bool, default=False
+        Whether it declares the functions of :data:`GROW`, with which
+        :func:`dtree.kernels.grow_levels` grows a whole tree in one compiled
+        call; otherwise its trees grow level by level, each level's search
+        compiled.
+    squares_weights : bool, default=False
+        Whether its impurity squares class weights (Gini): the compiled
+        growth takes the same floats as NumPy only while :math:`W^2 < 2^{53}`.
     """
 
     name: str
     is_classification: bool
     n_swept = None
     MONOTONIC_ROW = None
+    grows_whole = False
+    squares_weights = False
 
     @staticmethod
     def sample_stats(y, weight, n_classes=None):
@@ -437,10 +449,45 @@ class Criterion:
     #: The names of the declaration, each a static method.
     SWEEP = ("prepare", "reset", "add", "add_rest", "split_weights", "split_values", "score")
 
+    #: The names of the whole growth's declaration (:func:`dtree.kernels.grow_levels`),
+    #: each a static method, where :attr:`grows_whole`.
+    GROW = ("node_totals", "node_impurity", "decrease")
+
     @classmethod
     def sweep_functions(cls):
-        """The declaration's functions, by name (:data:`SWEEP`)."""
-        return {name: getattr(cls, name) for name in cls.SWEEP}
+        """The declaration's functions, by name (:data:`SWEEP`, and :data:`GROW` where declared)."""
+        names = cls.SWEEP + (cls.GROW if cls.grows_whole else ())
+        return {name: getattr(cls, name) for name in names}
+
+    @staticmethod
+    def node_totals(samples, starts, codes, weight, has_weight, stats, n_outputs, out):
+        """:meth:`node_stats` of the segments of ``samples`` starting at ``starts``, into ``out``.
+
+        The compiled growth's form (:func:`dtree.kernels.segment_totals`: the
+        statistics summed, the floats of NumPy's sums).
+        """
+        kernels.segment_totals(samples, starts, codes, weight, has_weight, stats, out)
+
+    @staticmethod
+    def node_impurity(totals, j, n_outputs):
+        """:meth:`impurity` of segment ``j`` of ``totals`` (n_stats, n), the same float."""
+        return math.nan
+
+    @staticmethod
+    def decrease(parent, j, impurity, children, i, i_left, i_right, w_node, w_left, w_right,
+                 total_weight, n_outputs, min_impurity_decrease):
+        """:meth:`improvement` of one split, and whether rounding could decide its rule.
+
+        The split of segment ``j`` of ``parent`` (impurity ``impurity``) into
+        segments ``2 i`` and ``2 i + 1`` of ``children`` (impurities
+        ``i_left``, ``i_right``; weights ``w_node``, ``w_left``,
+        ``w_right``).  Returns ``(decrease, undecided)``: ``undecided`` where
+        the decrease is too close to ``min_impurity_decrease`` for the
+        compiled growth to decide as NumPy does (the growth then goes level
+        by level).
+        """
+        a, b = w_right / w_node * i_right, w_left / w_node * i_left
+        return (w_node / total_weight) * (impurity - a - b), False
 
     @classmethod
     def sweep_key(cls):
@@ -516,6 +563,8 @@ class Gini(Criterion):
 
     name = "gini"
     is_classification = True
+    grows_whole = True
+    squares_weights = True
 
     @staticmethod
     def sample_stats(y_codes, weight, n_classes):
@@ -558,6 +607,17 @@ class Gini(Criterion):
     @staticmethod
     def value(counts):
         return counts
+
+    @staticmethod
+    def node_impurity(totals, j, n_outputs):
+        # 1 - sum_k c_k^2 / W^2, the classes added one after another
+        total = 0.0
+        for k in range(totals.shape[0]):
+            total += totals[k, j]
+        squares = 0.0
+        for k in range(totals.shape[0]):
+            squares += totals[k, j] * totals[k, j]
+        return 1.0 - squares / (total * total)
 
     @classmethod
     def sweep_data(cls, stats):
@@ -662,6 +722,32 @@ class Entropy(Gini):
         # -sum_k p_k log2 p_k (+ 0.0 turns -0.0 into 0.0)
         return -_sum_over_classes(terms) + 0.0
 
+    squares_weights = False
+
+    @staticmethod
+    def node_impurity(totals, j, n_outputs):
+        # -sum_k p_k log2 p_k, the classes added one after another
+        total = 0.0
+        for k in range(totals.shape[0]):
+            total += totals[k, j]
+        acc = 0.0
+        for k in range(totals.shape[0]):
+            p = totals[k, j] / total
+            if p > 0:
+                acc += p * math.log2(p)
+        return -acc + 0.0
+
+    @staticmethod
+    def decrease(parent, j, impurity, children, i, i_left, i_right, w_node, w_left, w_right,
+                 total_weight, n_outputs, min_impurity_decrease):
+        # Criterion.decrease; the logarithms are the C library's, which may
+        # differ from NumPy's in the last bit: a decrease within 1e-12 of the
+        # rule, relative to its terms, is left to NumPy
+        a, b = w_right / w_node * i_right, w_left / w_node * i_left
+        gain = (w_node / total_weight) * (impurity - a - b)
+        scale = (w_node / total_weight) * (abs(impurity) + abs(a) + abs(b))
+        return gain, abs(gain + EPSILON - min_impurity_decrease) <= 1e-12 * scale
+
 
 class Misclassification(Gini):
     r"""Misclassification error :math:`E = 1 - \max_k p_k` on weighted class counts.
@@ -695,6 +781,17 @@ class Misclassification(Gini):
     def weighted_impurity(counts):
         """W E = W - max_k c_k."""
         return counts.sum(axis=0) - counts.max(axis=0)
+
+    squares_weights = False
+
+    @staticmethod
+    def node_impurity(totals, j, n_outputs):
+        # 1 - max_k c_k / W
+        total, top = 0.0, 0.0
+        for k in range(totals.shape[0]):
+            total += totals[k, j]
+            top = max(top, totals[k, j])
+        return 1.0 - top / total
 
     @staticmethod
     def score(left, total, state, layout):
@@ -744,6 +841,21 @@ class SquaredError(Criterion):
     def value(stats):
         return stats[1:2] / stats[0:1]
 
+    grows_whole = True
+
+    @staticmethod
+    def node_impurity(totals, j, n_outputs):
+        # S_2/W - (S/W)^2; of m outputs (S_2/W - sum_k (S_k/W)^2) / m
+        w = totals[0, j]
+        if n_outputs == 1:
+            mean = totals[1, j] / w
+            return totals[2, j] / w - mean * mean
+        impurity = totals[1 + n_outputs, j] / w
+        for k in range(n_outputs):
+            mean = totals[1 + k, j] / w
+            impurity = impurity - mean * mean
+        return impurity / n_outputs
+
     @staticmethod
     def score(left, total, state, layout):
         # sum_k S_L,k^2 / W_L + sum_k S_R,k^2 / W_R over the m outputs
@@ -766,6 +878,21 @@ class SquaredError(Criterion):
             return stats[1] / stats[0]
 
 
+def _poisson_terms(totals, j, n_outputs):
+    """(|sum w y ln y| + |S ln(S/W)|) / W of segment ``j``, the mean over outputs.
+
+    The size of the two terms whose difference is Poisson's impurity (they
+    cancel in a pure node): the scale of its rounding (:meth:`Poisson.decrease`).
+    """
+    w = totals[0, j]
+    total = 0.0
+    for k in range(n_outputs):
+        s, sylny = totals[1 + k, j], totals[1 + n_outputs + k, j]
+        if s > EPSILON:
+            total += (abs(sylny) + abs(s * math.log(s / w))) / w
+    return total / n_outputs
+
+
 class Poisson(SquaredError):
     """Half Poisson deviance, for non-negative counts (scikit-learn's ``poisson``)."""
 
@@ -784,6 +911,37 @@ class Poisson(SquaredError):
         with np.errstate(divide="ignore", invalid="ignore"):
             result = (sylny - s * np.log(s / w)) / w
         return np.where(s <= EPSILON, np.inf, result)
+
+    GROW = SquaredError.GROW + ("_poisson_terms",)
+
+    @staticmethod
+    def node_impurity(totals, j, n_outputs):
+        # (sum w y ln y - S ln(S/W)) / W, inf where S <= EPSILON; the mean over outputs
+        w = totals[0, j]
+        total = 0.0
+        for k in range(n_outputs):
+            s, sylny = totals[1 + k, j], totals[1 + n_outputs + k, j]
+            impurity = math.inf if s <= EPSILON else (sylny - s * math.log(s / w)) / w
+            total = impurity if k == 0 else total + impurity
+        return total if n_outputs == 1 else total / n_outputs
+
+    _poisson_terms = staticmethod(_poisson_terms)
+
+    @staticmethod
+    def decrease(parent, j, impurity, children, i, i_left, i_right, w_node, w_left, w_right,
+                 total_weight, n_outputs, min_impurity_decrease):
+        # Criterion.decrease with the C library's ln: only rounding decides a
+        # rule at 0 (a decrease is >= 0), as the proxies do; a positive rule
+        # within 1e-12 of the decrease, relative to the terms, is left to NumPy
+        a, b = w_right / w_node * i_right, w_left / w_node * i_left
+        gain = (w_node / total_weight) * (impurity - a - b)
+        if min_impurity_decrease <= 0.0:
+            return gain, False
+        scale = (w_node / total_weight) * (
+            _poisson_terms(parent, j, n_outputs)
+            + w_right / w_node * _poisson_terms(children, 2 * i + 1, n_outputs)
+            + w_left / w_node * _poisson_terms(children, 2 * i, n_outputs))
+        return gain, abs(gain + EPSILON - min_impurity_decrease) <= 1e-12 * scale
 
     @staticmethod
     def score(left, total, state, layout):
@@ -858,6 +1016,24 @@ class AbsoluteError(Criterion):
     @staticmethod
     def value(stats):
         return stats[1:2]
+
+    grows_whole = True
+
+    @staticmethod
+    def node_totals(samples, starts, codes, weight, has_weight, stats, n_outputs, out):
+        # (W, medians, deviations) of each segment, where the sums are exact
+        # (deviations_exact): dtree.kernels.segment_medians
+        kernels.segment_medians(samples, starts, stats, n_outputs, out)
+
+    @staticmethod
+    def node_impurity(totals, j, n_outputs):
+        # D / W; of m outputs sum_k D_k / (m W)
+        if n_outputs == 1:
+            return totals[2, j] / totals[0, j]
+        total = totals[1 + n_outputs, j]
+        for k in range(1, n_outputs):
+            total += totals[1 + n_outputs + k, j]
+        return total / (totals[0, j] * n_outputs)
 
     @staticmethod
     def monotonic_value(stats):
@@ -1049,6 +1225,17 @@ class FriedmanMSE(SquaredError):
         with np.errstate(divide="ignore", invalid="ignore"):
             return diff * diff / (w_left * w_right * w_node)
 
+    @staticmethod
+    def decrease(parent, j, impurity, children, i, i_left, i_right, w_node, w_left, w_right,
+                 total_weight, n_outputs, min_impurity_decrease):
+        # improvement, on S = sum_k S_k
+        s_left, s_right = children[1, 2 * i], children[1, 2 * i + 1]
+        for k in range(1, n_outputs):
+            s_left += children[1 + k, 2 * i]
+            s_right += children[1 + k, 2 * i + 1]
+        diff = (w_right * s_left - w_left * s_right) / n_outputs
+        return diff * diff / (w_left * w_right * w_node), False
+
 
 class _MultiOutputClassification:
     r"""A classification criterion of several outputs: the mean of the outputs' impurities.
@@ -1062,6 +1249,8 @@ class _MultiOutputClassification:
     impurities summed one after another, then divided by :math:`m`.  Made by
     :func:`multi_output`; ``base`` is :class:`Gini` or :class:`Entropy`.
     """
+
+    grows_whole = False      # its statistics are not ClassWeights: level by level
 
     base: type
     n_outputs: int

@@ -51,11 +51,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dtree import kernels, sweep
-from dtree.criteria import (EPSILON, AbsoluteError, ClassWeights, Entropy, FriedmanMSE, Gini,
-                            Poisson, SquaredError)
-from dtree.splitting import (KERNEL_OUTPUTS, NO_CODES, NO_FLOATS, NO_STATS, BestSplitter,
-                             RandomSplitter, deviations_exact, has_missing, kernel_criterion,
-                             columns_layout, presort)
+from dtree.criteria import EPSILON, AbsoluteError, ClassWeights, Entropy, Poisson
+from dtree.splitting import (NO_CODES, NO_FLOATS, NO_STATS, BestSplitter, RandomSplitter,
+                             columns_layout, deviations_exact, has_missing, presort)
 from dtree.sparse import SparseRandomSplitter, SparseSplitter, dense_to_csc, mostly_zeros
 from dtree.tree import TREE_LEAF, node_fields
 
@@ -395,12 +393,6 @@ def grow_depth_first(X, stats, criterion, params: GrowthParams, rng=None,
     return _preorder(levels)
 
 
-# The criteria of dtree.kernels.grow_levels, by class.
-_GROWN_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
-                   SquaredError: kernels.SQUARED_ERROR, FriedmanMSE: kernels.FRIEDMAN_MSE,
-                   Poisson: kernels.POISSON, AbsoluteError: kernels.ABSOLUTE_ERROR}
-# Those it grows of several outputs too.
-_GROWN_OUTPUTS = KERNEL_OUTPUTS + (AbsoluteError,)
 # grow_levels' generator where it draws nothing (random_state=None).
 _NO_GENERATOR = np.random.default_rng(0)
 # The arrays grow_levels returns, by name (the others are the estimator's).
@@ -415,12 +407,14 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     missing values, the best splitter searching every feature
     (``max_features`` of all; ``rng``'s draws give the tie ranks, the numbers
     :meth:`dtree.splitting.BestSplitter.options` draws), no monotonicity
-    constraint, and Gini or entropy on exact class weights (for Gini a root
-    weight :math:`W` with :math:`W^2 < 2^{53}`), the squared error,
-    Friedman's MSE or Poisson (of one output or several), or the absolute
-    error of one output or several where its sums are exact
-    (``dtree.splitting.deviations_exact``: whole weights, targets of few
-    binary digits).  The tree is the one the level-by-level loop grows,
+    constraint, and a criterion that declares the whole growth
+    (``grows_whole``: :data:`dtree.criteria.Criterion.GROW`): Gini, entropy
+    or the misclassification error on exact class weights of one output (for
+    Gini, ``squares_weights``, a root weight :math:`W` with :math:`W^2 <
+    2^{53}`), the squared error, Friedman's MSE or Poisson (of one output or
+    several), or the absolute error of one output or several where its sums
+    are exact (``dtree.splitting.deviations_exact``: whole weights, targets
+    of few binary digits).  The tree is the one the level-by-level loop grows,
     array for array: the kernel takes every decision on NumPy's floats
     (Poisson's with the C library's ``ln``, checked here with NumPy's
     impurities: :func:`_numpy_decides_alike`), and the impurities are
@@ -430,11 +424,12 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     decision NumPy's impurities take otherwise): the caller grows the tree
     level by level.
     """
-    code, n_outputs = kernel_criterion(criterion, _GROWN_CRITERIA, _GROWN_OUTPUTS)
+    n_outputs = getattr(criterion, "n_outputs", 1)
     classes = type(stats) is ClassWeights
-    if (code is None or not kernels.available() or params.splitter != "best"
+    medians = issubclass(criterion, AbsoluteError)  # node statistics (W, medians, deviations)
+    if (not criterion.grows_whole or not kernels.available() or params.splitter != "best"
             or params.monotonic_cst is not None or (params.max_features or X.shape[1]) < X.shape[1]
-            or classes != (code in (kernels.GINI, kernels.ENTROPY))
+            or classes != criterion.is_classification
             or {f.name for f in node_fields("child", "split")} | set(GROWN_NODE_FIELDS)
             != set(_GROWN_ARRAYS) | {"impurity"}):
         return None
@@ -442,14 +437,14 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
         if not stats.exact_sums:
             return None
         root_weight = stats.shape[1] if stats.weight is None else float(stats.weight.sum())
-        if code == kernels.GINI and root_weight * root_weight >= 2.0**53:
+        if criterion.squares_weights and root_weight * root_weight >= 2.0**53:
             return None
         has_weight = stats.weight is not None
         args = (stats.codes, stats.weight if has_weight else NO_FLOATS, has_weight, NO_STATS)
     else:
         if not (isinstance(stats, np.ndarray) and stats.dtype == np.float64):
             return None
-        if code == kernels.ABSOLUTE_ERROR and not deviations_exact(stats):
+        if medians and not deviations_exact(stats):
             return None
         args = (NO_CODES, NO_FLOATS, False, stats)
     if has_missing(X).any():
@@ -458,14 +453,14 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
     n_features = X.shape[1]
     # A node's statistics: the rows of the samples' summed, or the absolute
     # error's (W, medians, deviations) of samples' (w, targets).
-    n_stats = 1 + 2 * n_outputs if code == kernels.ABSOLUTE_ERROR else stats.shape[0]
-    state = kernels.grow_start(splitter.order, *args, n_stats, n_features, code)
+    n_stats = 1 + 2 * n_outputs if medians else stats.shape[0]
+    search = sweep.searcher(criterion, True, splitter._layout)
+    state = search.grow_start(splitter.order, *args, n_stats, n_outputs, n_features)
     if rng is not None:    # restored if the loop over levels is to draw the same numbers
         generator_state = rng.bit_generator.state
-    search = sweep.searcher(criterion, True, splitter._layout)
     status, state = search.grow_levels(
         splitter.columns, splitter.order, *args, classes,
-        n_stats, n_outputs, code, params.min_samples_leaf, float(params.min_weight_leaf),
+        n_stats, n_outputs, params.min_samples_leaf, float(params.min_weight_leaf),
         params.min_samples_split, params.max_depth, float(params.min_impurity_decrease),
         rng is not None, _NO_GENERATOR if rng is None else rng, state,
         *criterion.sweep_data(stats), criterion.sweep_state(stats))
@@ -483,7 +478,7 @@ def _grow_compiled(X, stats, criterion, params: GrowthParams, rng=None) -> Grown
                                           node_stats, reason)
     del state
     grown["impurity"] = _level_impurities(criterion, node_stats, pre, level_sizes)
-    if code == kernels.POISSON and not _numpy_decides_alike(criterion, grown, node_stats, reason,
+    if issubclass(criterion, Poisson) and not _numpy_decides_alike(criterion, grown, node_stats, reason,
                                                             params):
         if rng is not None:
             rng.bit_generator.state = generator_state

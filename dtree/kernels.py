@@ -36,9 +36,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["ENABLED", "CacheUnavailableWarning", "GINI", "ENTROPY", "SQUARED_ERROR", "FRIEDMAN_MSE", "POISSON",
-           "ABSOLUTE_ERROR",
-           "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "SPLIT", "TOO_SMALL", "PURE",
+__all__ = ["ENABLED", "CacheUnavailableWarning", "GROWN", "NAN_PROXY", "CLOSE_DECREASE", "SPLIT", "TOO_SMALL", "PURE",
            "NO_SPLIT_FOUND", "TOO_SMALL_DECREASE", "apply_dense", "apply_sparse", "available", "grow_levels",
            "grow_start", "grown_tree",
            "keep_entries", "keep_positions", "partition_entries", "partition_level",
@@ -49,10 +47,7 @@ __all__ = ["ENABLED", "CacheUnavailableWarning", "GINI", "ENTROPY", "SQUARED_ERR
 #: False to run every loop as written.
 ENABLED = os.environ.get("DTREE_NUMBA", "1") != "0"
 
-# The criteria the kernels compute (dtree.criteria's proxies).
-GINI, ENTROPY, SQUARED_ERROR, FRIEDMAN_MSE, POISSON, ABSOLUTE_ERROR = range(6)
-
-EPSILON = np.finfo(np.float64).eps          # dtree.criteria.EPSILON (Poisson's guard)
+EPSILON = np.finfo(np.float64).eps          # dtree.criteria.EPSILON: the impurity of a pure node
 
 _COMPILED = []         # the functions below, in order: compiled together on first use
 _STATE = {}            # "numba": the module, or None where it cannot be imported
@@ -571,75 +566,6 @@ SPLIT, TOO_SMALL, PURE, NO_SPLIT_FOUND, TOO_SMALL_DECREASE = range(5)
 
 
 @_jit
-def _node_impurity(totals, j, criterion, n_outputs):
-    """:math:`i(t)` of segment ``j`` of ``totals`` (n_stats, n): ``Criterion.impurity``'s floats.
-
-    Gini (``1 - sum_k c_k^2 / W^2``) and the squared error (``S_2/W - (S/W)^2``;
-    of ``m = n_outputs`` outputs ``(S_2/W - sum_k (S_k/W)^2) / m``) with
-    NumPy's operations in NumPy's order (classes and outputs summed one after
-    another), the same floats; entropy with the C library's ``log2``, and
-    Poisson's half deviance (``(sum w y ln y - S ln(S/W)) / W``, the mean over
-    outputs, ``inf`` where an output sums to at most ``EPSILON``;
-    ``Poisson.impurity``) in NumPy's order with the C library's ``ln``.
-    """
-    if criterion == ABSOLUTE_ERROR:  # D / W; of m outputs sum_k D_k / (m W)
-        if n_outputs == 1:
-            return totals[2, j] / totals[0, j]
-        total = totals[1 + n_outputs, j]
-        for k in range(1, n_outputs):
-            total += totals[1 + n_outputs + k, j]
-        return total / (totals[0, j] * n_outputs)
-    if criterion == POISSON:         # (sum w y ln y - S ln(S/W)) / W, inf where S <= eps
-        w = totals[0, j]
-        total = 0.0
-        for k in range(n_outputs):
-            s, sylny = totals[1 + k, j], totals[1 + n_outputs + k, j]
-            impurity = np.inf if s <= EPSILON else (sylny - s * np.log(s / w)) / w
-            total = impurity if k == 0 else total + impurity
-        return total if n_outputs == 1 else total / n_outputs
-    if criterion == SQUARED_ERROR or criterion == FRIEDMAN_MSE:
-        w = totals[0, j]
-        if n_outputs == 1:
-            mean = totals[1, j] / w
-            return totals[2, j] / w - mean * mean
-        impurity = totals[1 + n_outputs, j] / w
-        for k in range(n_outputs):
-            mean = totals[1 + k, j] / w
-            impurity = impurity - mean * mean
-        return impurity / n_outputs
-    total = 0.0
-    for k in range(totals.shape[0]):
-        total += totals[k, j]
-    acc = 0.0
-    if criterion == GINI:
-        for k in range(totals.shape[0]):
-            acc += totals[k, j] * totals[k, j]
-        return 1.0 - acc / (total * total)
-    for k in range(totals.shape[0]):
-        p = totals[k, j] / total
-        if p > 0:
-            acc += p * np.log2(p)
-    return -acc + 0.0
-
-
-@_jit
-def _poisson_terms(totals, j, n_outputs):
-    r"""The size of the two terms whose difference is Poisson's impurity of segment ``j``.
-
-    :math:`(|\sum w y \ln y| + |S \ln(S/W)|) / W`, averaged over outputs: the
-    scale of the rounding of :func:`_node_impurity` (a difference of two
-    such terms, which cancel in a pure node).
-    """
-    w = totals[0, j]
-    total = 0.0
-    for k in range(n_outputs):
-        s, sylny = totals[1 + k, j], totals[1 + n_outputs + k, j]
-        if s > EPSILON:
-            total += (abs(sylny) + abs(s * np.log(s / w))) / w
-    return total / n_outputs
-
-
-@_jit
 def _node_weight(totals, j, classes):
     """``Criterion.weight`` of segment ``j``: the classes' weights summed, or row 0."""
     if not classes:
@@ -691,23 +617,27 @@ def _preorder_nodes(left, right, feature, threshold, go_left, samples, node_stat
 
 
 # The split search grow_levels calls: dtree.sweep.search_level, bound to the
-# criterion by dtree.sweep.searcher, which copies grow_levels with it.
+# criterion by dtree.sweep.searcher, which copies grow_levels and grow_start
+# with it; and the criterion's declaration (node_totals, node_impurity,
+# decrease: dtree.criteria.Criterion.GROW) they call.
 search_level = None
+criterion = None
 
 
 def grow_levels(values, order, codes, weight, has_weight, stats, classes,
-                n_stats, n_outputs, criterion, min_samples_leaf, min_weight_leaf, min_samples_split,
+                n_stats, n_outputs, min_samples_leaf, min_weight_leaf, min_samples_split,
                 max_depth, min_impurity_decrease, use_rank, rng, state, sweep_codes, sweep_floats,
                 sweep_layout, sweep_state):
     r"""Grow a whole tree level by level, as :func:`dtree.growth.grow_depth_first` does.
 
     Every step of a level in one compiled loop: the leaf rules, the split
     search (:func:`dtree.sweep.search_level`, bound to the criterion), the
-    partition, the children's sums (:func:`segment_totals`; the absolute
-    error's medians and deviations, :func:`segment_medians`) and the rule of
-    ``min_impurity_decrease``, with the features found constant following
-    their nodes (:func:`grown_tree` then numbers the nodes in depth-first
-    pre-order).  For exact class weights of one output (Gini, entropy; for
+    partition, the children's sums and impurities and the rule of
+    ``min_impurity_decrease`` (the criterion's ``node_totals``,
+    ``node_impurity`` and ``decrease``: :data:`dtree.criteria.Criterion.GROW`),
+    with the features found constant following their nodes
+    (:func:`grown_tree` then numbers the nodes in depth-first pre-order).
+    For exact class weights of one output (Gini, entropy, misclassification; for
     Gini also :math:`W^2 < 2^{53}`), float64 statistics of one output or
     several (squared error, Friedman's MSE, Poisson) and the absolute error's
     where its sums are exact (``dtree.splitting.deviations_exact``), no
@@ -750,10 +680,6 @@ def grow_levels(values, order, codes, weight, has_weight, stats, classes,
         Outputs :math:`m` of a regression (rows 1 to ``n_outputs`` of ``stats``:
         their :math:`w y_k`, or the absolute error's targets :math:`y_k`;
         ``dtree.criteria.multi_output``); 1 for a classification.
-    criterion : int
-        :data:`GINI`, :data:`ENTROPY`, :data:`SQUARED_ERROR`, :data:`FRIEDMAN_MSE`,
-        :data:`POISSON` or :data:`ABSOLUTE_ERROR` (``n_stats`` is then
-        :math:`1 + 2m`: a node's :math:`W`, medians and deviations).
     min_samples_leaf, min_weight_leaf, min_samples_split, max_depth, min_impurity_decrease
         The rules of :func:`dtree.growth.grow_depth_first`.
     use_rank, rng : bool, numpy.random.Generator
@@ -822,7 +748,7 @@ def grow_levels(values, order, codes, weight, has_weight, stats, classes,
             node_samples[first + j] = sizes[j]
             for k in range(n_stats):
                 node_stats[first + j, k] = totals[k, j]
-            impurity[j] = _node_impurity(totals, j, criterion, n_outputs)
+            impurity[j] = criterion.node_impurity(totals, j, n_outputs)
             may_split = (depth < max_depth and sizes[j] >= min_samples_split
                          and sizes[j] >= 2 * min_samples_leaf
                          and _node_weight(totals, j, classes) >= 2 * min_weight_leaf)
@@ -897,10 +823,8 @@ def grow_levels(values, order, codes, weight, has_weight, stats, classes,
             c_starts[2 * i] = s_starts[i]
             c_starts[2 * i + 1] = s_starts[i] + n_left[split[i]]
         c_totals = np.empty((n_stats, 2 * n_split))
-        if criterion == ABSOLUTE_ERROR:
-            segment_medians(order[0, :m], c_starts, stats, n_outputs, c_totals)
-        else:
-            segment_totals(order[0, :m], c_starts, codes, weight, has_weight, stats, c_totals)
+        criterion.node_totals(order[0, :m], c_starts, codes, weight, has_weight, stats, n_outputs,
+                              c_totals)
         # min_impurity_decrease, on the weighted impurity decrease (Criterion.improvement).
         kept = np.zeros(n_split, np.bool_)
         for i in range(n_split):
@@ -908,35 +832,13 @@ def grow_levels(values, order, codes, weight, has_weight, stats, classes,
             w_node = _node_weight(o_totals, j, classes)
             w_left = _node_weight(c_totals, 2 * i, classes)
             w_right = _node_weight(c_totals, 2 * i + 1, classes)
-            if criterion == FRIEDMAN_MSE:     # FriedmanMSE.improvement, on S = sum_k S_k
-                s_left, s_right = c_totals[1, 2 * i], c_totals[1, 2 * i + 1]
-                for k in range(1, n_outputs):
-                    s_left += c_totals[1 + k, 2 * i]
-                    s_right += c_totals[1 + k, 2 * i + 1]
-                diff = (w_right * s_left - w_left * s_right) / n_outputs
-                gain = diff * diff / (w_left * w_right * w_node)
-                scale = 0.0
-            else:
-                i_left = _node_impurity(c_totals, 2 * i, criterion, n_outputs)
-                i_right = _node_impurity(c_totals, 2 * i + 1, criterion, n_outputs)
-                a, b = w_right / w_node * i_right, w_left / w_node * i_left
-                gain = (w_node / total_weight) * (o_impurity[j] - a - b)
-                scale = (w_node / total_weight) * (abs(o_impurity[j]) + abs(a) + abs(b))
+            i_left = criterion.node_impurity(c_totals, 2 * i, n_outputs)
+            i_right = criterion.node_impurity(c_totals, 2 * i + 1, n_outputs)
+            gain, undecided = criterion.decrease(o_totals, j, o_impurity[j], c_totals, i, i_left,
+                                                 i_right, w_node, w_left, w_right, total_weight,
+                                                 n_outputs, min_impurity_decrease)
             kept[i] = not (gain + EPSILON < min_impurity_decrease)
-            if criterion == POISSON:
-                # The impurities are differences of terms that cancel in a
-                # pure node: their rounding is on the terms' scale.  With the
-                # rule at 0 only that rounding can decide (a decrease is >= 0),
-                # and it is decided with the C library's ln, as the kernels'
-                # proxies are; a positive rule near a decrease goes to NumPy.
-                if min_impurity_decrease <= 0.0:
-                    continue
-                scale = (w_node / total_weight) * (
-                    _poisson_terms(o_totals, j, n_outputs)
-                    + w_right / w_node * _poisson_terms(c_totals, 2 * i + 1, n_outputs)
-                    + w_left / w_node * _poisson_terms(c_totals, 2 * i, n_outputs))
-            if ((criterion == ENTROPY or criterion == POISSON)
-                    and abs(gain + EPSILON - min_impurity_decrease) <= 1e-12 * scale):
+            if undecided:
                 return CLOSE_DECREASE, state
         n_kept = 0
         for i in range(n_split):
@@ -987,22 +889,18 @@ def no_bounds(n):
     return bounds
 
 
-@_jit
-def grow_start(order, codes, weight, has_weight, stats, n_stats, n_features, criterion):
+def grow_start(order, codes, weight, has_weight, stats, n_stats, n_outputs, n_features):
     """The state :func:`grow_levels` starts from: the root, all samples, no node grown yet.
 
-    The arguments are :func:`grow_levels`' (``criterion`` decides how the
-    root's statistics are made: :func:`segment_medians` for
-    :data:`ABSOLUTE_ERROR`, else :func:`segment_totals`).
+    The arguments are :func:`grow_levels`'; the root's statistics are the
+    criterion's ``node_totals`` (bound with grow_levels by
+    :func:`dtree.sweep.searcher`).
     """
     n_samples = order.shape[1]
     starts = np.zeros(1, np.intp)
     sizes = np.full(1, n_samples, np.intp)
     totals = np.empty((n_stats, 1))
-    if criterion == ABSOLUTE_ERROR:
-        segment_medians(order[0], starts, stats, (n_stats - 1) // 2, totals)
-    else:
-        segment_totals(order[0], starts, codes, weight, has_weight, stats, totals)
+    criterion.node_totals(order[0], starts, codes, weight, has_weight, stats, n_outputs, totals)
     capacity = 64       # nodes in creation order (level by level), grown by doubling
     node_stats = np.empty((capacity, n_stats))
     node_stats[0] = totals[:, 0]

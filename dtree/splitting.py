@@ -40,11 +40,6 @@ from dtree.criteria import (
     AbsoluteError,
     ClassWeights,
     Criterion,
-    Entropy,
-    FriedmanMSE,
-    Gini,
-    Poisson,
-    SquaredError,
 )
 
 __all__ = [
@@ -227,33 +222,6 @@ def _segment_ranges(X, order, starts):
     constant = (n_present == 0) | ~(highest > lowest + FEATURE_THRESHOLD)
     return lowest, highest, constant
 
-
-
-
-# The criteria of dtree.kernels, by class (one output; the kernels' proxies).
-_KERNEL_CRITERIA = {Gini: kernels.GINI, Entropy: kernels.ENTROPY,
-                    SquaredError: kernels.SQUARED_ERROR, FriedmanMSE: kernels.FRIEDMAN_MSE,
-                    Poisson: kernels.POISSON}
-# Those whose proxy the kernels also compute for several outputs (regressions).
-KERNEL_OUTPUTS = (SquaredError, FriedmanMSE, Poisson)
-
-
-def kernel_criterion(criterion, criteria=None, outputs=KERNEL_OUTPUTS):
-    """The kernels' code of ``criterion`` and its number of outputs, or ``(None, 0)``.
-
-    One output: ``criteria`` (default ``_KERNEL_CRITERIA``) by class.
-    Several (``dtree.criteria.multi_output``): the code of its base where
-    the base is one of ``outputs`` (default: the regressions whose
-    statistics hold :math:`w y_k` in rows 1 to :math:`m`).
-    """
-    criteria = _KERNEL_CRITERIA if criteria is None else criteria
-    n_outputs = getattr(criterion, "n_outputs", 1)
-    if n_outputs == 1:
-        code = criteria.get(criterion)
-    else:
-        base = getattr(criterion, "base", None)
-        code = criteria.get(base) if base in outputs else None
-    return (None, 0) if code is None else (code, n_outputs)
 
 
 

@@ -343,6 +343,10 @@ def search_sparse_level(col, segment, row, value, sizes, totals, codes, floats, 
 class Searcher:
     """The search of one criterion: :func:`best_split` and :func:`search_level`, bound to it.
 
+    With the whole compiled growth (:func:`dtree.kernels.grow_levels` and
+    :func:`dtree.kernels.grow_start`), which call the criterion's
+    :data:`dtree.criteria.Criterion.GROW` declaration.
+
     ``compiled``: the functions compiled by Numba, else plain Python (the
     same source).  ``layout``: the memory order of ``values`` ("C", or "F"
     for a float32 ``X`` read in place), compiled apart, so that each has its
@@ -355,12 +359,13 @@ class Searcher:
                              {"best_split": best_split, "search_level": search_level,
                               "sweep_sparse": sweep_sparse,
                               "search_sparse_level": search_sparse_level,
-                              "grow_levels": kernels.grow_levels},
+                              "grow_levels": kernels.grow_levels,
+                              "grow_start": kernels.grow_start},
                              compiled=compiled)
         self.criterion, self.compiled, self.layout = criterion, compiled, layout
         self.best_split, self.search_level = bound["best_split"], bound["search_level"]
         self.search_sparse_level = bound["search_sparse_level"]
-        self.grow_levels = bound["grow_levels"]
+        self.grow_levels, self.grow_start = bound["grow_levels"], bound["grow_start"]
 
 
 _SEARCHERS = {}

@@ -311,8 +311,8 @@ def test_misclassification_by_hand():
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 80), d=st.integers(1, 4),
-       name=st.sampled_from(["gini", "entropy", "squared_error", "friedman_mse", "poisson",
-                             "absolute_error"]),
+       name=st.sampled_from(["gini", "entropy", "misclassification", "squared_error",
+                             "friedman_mse", "poisson", "absolute_error"]),
        params=st.sampled_from([{}, {"max_depth": 3}, {"min_samples_leaf": 3},
                                {"min_impurity_decrease": 0.01}, {"random_state": 4}]))
 def test_the_compiled_growth_grows_the_trees_of_the_level_loop(seed, n, d, name, params):
@@ -322,7 +322,7 @@ def test_the_compiled_growth_grows_the_trees_of_the_level_loop(seed, n, d, name,
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 5, (n, d)).astype(float)
     X[:2, 0] = 0, 1       # a feature that is not constant: the fit searches for a split
-    if name in ("gini", "entropy"):
+    if name in CLASSIFICATION_CRITERIA:
         make, y = DecisionTreeClassifier, rng.integers(0, 3, n)
     else:
         make, y = DecisionTreeRegressor, rng.integers(1, 9, n).astype(float)
@@ -376,3 +376,20 @@ def test_a_small_first_fit_runs_as_written_while_the_search_compiles(tmp_path):
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+def test_the_whole_growth_calls_the_criterions_declaration():
+    # grow_levels holds no criterion of its own: a criterion declares the
+    # functions it calls (Criterion.GROW), and the bound copies call them.
+    import inspect
+
+    from dtree.criteria import REGRESSION_CRITERIA, Criterion
+
+    for function in (kernels.grow_levels, kernels.grow_start):
+        code = inspect.getsource(getattr(function, "py_func", function)).split('"""')[-1]
+        assert "criterion.node_totals(" in code
+        for name in ("Gini", "Entropy", "Poisson", "AbsoluteError", "criterion =="):
+            assert name not in code, name
+    assert set(Criterion.GROW) == {"node_totals", "node_impurity", "decrease"}
+    for criterion in set(CLASSIFICATION_CRITERIA.values()) | set(REGRESSION_CRITERIA.values()):
+        assert criterion.grows_whole and set(Criterion.GROW) <= set(criterion.sweep_functions())
