@@ -455,9 +455,14 @@ class Criterion:
 
     @classmethod
     def sweep_functions(cls):
-        """The declaration's functions, by name (:data:`SWEEP`, and :data:`GROW` where declared)."""
-        names = cls.SWEEP + (cls.GROW if cls.grows_whole else ())
-        return {name: getattr(cls, name) for name in names}
+        """The declaration's functions, by name (:data:`SWEEP` and :data:`GROW`).
+
+        Every criterion has :data:`GROW`'s (the defaults below where it
+        declares none; :attr:`grows_whole` says whether the compiled growth may
+        call them), so that two criteria of the same functions, such as one
+        of several outputs and its base, bind the same copies.
+        """
+        return {name: getattr(cls, name) for name in cls.SWEEP + cls.GROW}
 
     @staticmethod
     def node_totals(samples, starts, codes, weight, has_weight, stats, n_outputs, out):

@@ -393,3 +393,16 @@ def test_the_whole_growth_calls_the_criterions_declaration():
     assert set(Criterion.GROW) == {"node_totals", "node_impurity", "decrease"}
     for criterion in set(CLASSIFICATION_CRITERIA.values()) | set(REGRESSION_CRITERIA.values()):
         assert criterion.grows_whole and set(Criterion.GROW) <= set(criterion.sweep_functions())
+
+
+def test_a_criterion_of_several_outputs_binds_the_functions_of_its_base():
+    # dtree.kernels.bind keeps one set of copies per criterion class name and
+    # layout: a criterion of several outputs (whose score is its base's) must
+    # declare the same functions as its base, or whichever is bound first
+    # would lack the other's (the whole growth's node_totals, say).
+    from dtree.criteria import REGRESSION_CRITERIA, multi_output
+
+    for base in set(CLASSIFICATION_CRITERIA.values()) | set(REGRESSION_CRITERIA.values()):
+        several = multi_output(base, 2, [2, 3] if base.is_classification else None)
+        if several.sweep_key()[0] == base.sweep_key()[0]:
+            assert several.sweep_functions().keys() == base.sweep_functions().keys(), base
