@@ -320,8 +320,10 @@ def test_the_compiled_growth_grows_the_trees_of_the_level_loop(seed, n, d, name,
     # same search; dtree.growth.grow_depth_first's loop over levels, one search
     # per level: the same tree, array for array.
     rng = np.random.default_rng(seed)
-    X = rng.integers(0, 5, (n, d)).astype(float)
-    X[:2, 0] = 0, 1       # a feature that is not constant: the fit searches for a split
+    # no zeros (a dense X of mostly zeros is searched as a sparse one, without
+    # grow_levels), and a feature that is not constant: the fit searches
+    X = rng.integers(1, 6, (n, d)).astype(float)
+    X[:2, 0] = 1, 2
     if name in CLASSIFICATION_CRITERIA:
         make, y = DecisionTreeClassifier, rng.integers(0, 3, n)
     else:
@@ -393,6 +395,8 @@ def test_the_whole_growth_calls_the_criterions_declaration():
     assert set(Criterion.GROW) == {"node_totals", "node_impurity", "decrease"}
     for criterion in set(CLASSIFICATION_CRITERIA.values()) | set(REGRESSION_CRITERIA.values()):
         assert criterion.grows_whole and set(Criterion.GROW) <= set(criterion.sweep_functions())
+        # its own impurity, not the default (NaN: every node a leaf)
+        assert criterion.node_impurity is not Criterion.node_impurity, criterion
 
 
 def test_a_criterion_of_several_outputs_binds_the_functions_of_its_base():
