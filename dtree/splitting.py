@@ -204,25 +204,33 @@ def has_missing(X):
     return np.array([np.isnan(X[:, f]).any() for f in range(X.shape[1])])  # no (n, d) temporary
 
 
-def _segment_ranges(X, order, starts):
+def _segment_ranges(X, order, starts, sizes, missing):
     """Each segment's lowest and highest non-missing value of every feature, shape (n_seg, d).
 
     Also whether the feature is constant in the segment (no two values apart,
-    or all missing).  One feature at a time: temporaries of one feature's column.
+    or all missing).  A segment of ``order`` is sorted by the feature, missing
+    values last, so its lowest value is its first and its highest the last
+    non-missing one; only a feature with missing values (``missing``, shape
+    (n_features,)) is read whole, to count them.
     """
     n_segments, n_features = starts.size, X.shape[1]
     lowest = np.empty((n_segments, n_features), dtype=np.float32)
     highest = np.empty((n_segments, n_features), dtype=np.float32)
     n_present = np.empty((n_segments, n_features), dtype=np.intp)
     for f in range(n_features):
-        values = feature_values(X, order[f], f)                 # (m,) sorted, NaN last
-        n_present[:, f] = np.add.reduceat(~np.isnan(values), starts)
-        lowest[:, f] = values[starts]
-        highest[:, f] = values[starts + np.maximum(n_present[:, f] - 1, 0)]  # last non-missing
+        if missing[f]:
+            values = feature_values(X, order[f], f)             # (m,) sorted, NaN last
+            n_present[:, f] = np.add.reduceat(~np.isnan(values), starts)
+        else:
+            values = None
+            n_present[:, f] = sizes
+        last = starts + np.maximum(n_present[:, f] - 1, 0)      # the last non-missing
+        ends = np.concatenate((starts, last))
+        ends_values = (values[ends] if values is not None
+                       else feature_values(X, order[f, ends], f))
+        lowest[:, f], highest[:, f] = ends_values[:n_segments], ends_values[n_segments:]
     constant = (n_present == 0) | ~(highest > lowest + FEATURE_THRESHOLD)
     return lowest, highest, constant
-
-
 
 
 # Placeholders for the kernels' arguments that a case does not use (one type each).
@@ -516,7 +524,8 @@ class BestSplitter:
         options = SearchOptions(feature_rank=np.argsort(np.argsort(priority, axis=1), axis=1))
         if (self.max_features or n_features) < n_features or self.random_thresholds:
             # Only then are the feature values needed.
-            self._draw(options, priority, *_segment_ranges(self.X, self.order, starts))
+            self._draw(options, priority,
+                       *_segment_ranges(self.X, self.order, starts, sizes, self.has_missing))
         return options
 
     def _draw(self, options, priority, lowest, highest, constant):

@@ -167,8 +167,10 @@ def best_split(values, order, start, end, total, codes, floats, layout, state, l
                     above = x[samples[p + 1]]     # x of the next one
                     if not above > below:
                         continue                  # tied values: no gap
-                    if random and not (below <= drawn < above):
-                        continue                  # not the drawn threshold's gap
+                    if random and below > drawn:
+                        break                     # past the drawn threshold's gap
+                    if random and not drawn < above:
+                        continue                  # not yet at its gap
                 n_left = cut + n_missing if missing_left else cut
                 if n_left < min_samples_leaf or n - n_left < min_samples_leaf:
                     continue
@@ -243,6 +245,7 @@ def sweep_sparse(value, row, a, b, size, total, codes, floats, layout, state, le
     for :func:`best_split`.
     """
     n_zero = size - (b - a)
+    criterion.prepare(state, row[a:b], total, codes, floats, layout)   # from the node's total
     criterion.reset(stored, state, layout, row[a:b])
     for p in range(a, b):
         criterion.add(stored, state, codes, floats, row[p])
@@ -277,8 +280,10 @@ def sweep_sparse(value, row, a, b, size, total, codes, floats, layout, state, le
             x_next = value[a + j if (n_zero == 0 or j < z - a) else a + j - 1]
         if not x_next > x:
             continue                              # tied values: no gap
-        if random and not (x <= drawn < x_next):
-            continue
+        if random and x > drawn:
+            break                                 # past the drawn threshold's gap
+        if random and not drawn < x_next:
+            continue                              # not yet at its gap
         if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
             continue
         w_left, w_right = criterion.split_weights(left, total, layout)

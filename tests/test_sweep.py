@@ -16,6 +16,7 @@ Three kinds of evidence, as for every algorithm of the book:
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -30,8 +31,10 @@ from dtree.criteria import (
     CLASSIFICATION_CRITERIA,
     EPSILON,
     REGRESSION_CRITERIA,
+    Entropy,
     Gini,
     Misclassification,
+    _children_weights,
     multi_output,
 )
 from dtree.splitting import presort
@@ -410,3 +413,94 @@ def test_a_criterion_of_several_outputs_binds_the_functions_of_its_base():
         several = multi_output(base, 2, [2, 3] if base.is_classification else None)
         if several.sweep_key()[0] == base.sweep_key()[0]:
             assert several.sweep_functions().keys() == base.sweep_functions().keys(), base
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), d=st.integers(1, 4),
+       n_segments=st.integers(1, 5), missing=st.booleans())
+def test_the_drawn_ranges_are_each_segments_lowest_and_highest_value(seed, n, d, n_segments,
+                                                                     missing):
+    """The random splitter draws between a segment's lowest and highest value: read at the
+    segment's ends where a feature has no missing value, counted where it has."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, (n, d)).astype(float)
+    if missing:
+        X[rng.random(X.shape) < 0.3] = np.nan
+    n_segments = min(n_segments, n)
+    cuts = np.sort(rng.choice(np.arange(1, n), n_segments - 1, replace=False)) if n > 1 else []
+    starts = np.concatenate(([0], cuts)).astype(np.intp)
+    sizes = np.diff(np.append(starts, n))
+    # Each segment sorted by each feature, NaN last: the splitter's order.
+    order = np.empty((d, n), np.intp)
+    for f in range(d):
+        for a, size in zip(starts, sizes):
+            segment = np.arange(a, a + size)
+            order[f, a:a + size] = segment[np.argsort(X[segment, f], kind="stable")]
+    lowest, highest, constant = dtree.splitting._segment_ranges(
+        X, order, starts, sizes, np.isnan(X).any(axis=0))
+    for j, (a, size) in enumerate(zip(starts, sizes)):
+        values = X[a:a + size]
+        for f in range(d):
+            present = values[:, f][~np.isnan(values[:, f])]
+            assert constant[j, f] == (present.size == 0 or present.max() == present.min())
+            if present.size:
+                assert (lowest[j, f], highest[j, f]) == (present.min(), present.max())
+
+
+class _EntropyAtEveryCut(Entropy):
+    """Entropy scored exactly at every cut (no bound): scikit-learn's proxy, as before."""
+
+    @staticmethod
+    def score(left, total, state, layout):
+        m = layout.shape[0] - 1
+        w_left, w_right = _children_weights(left, total, layout)
+        h_left, h_right = 0.0, 0.0
+        for o in range(m):
+            a_left, a_right = 0.0, 0.0
+            for k in range(layout[o], layout[o + 1]):
+                p = left[k] / w_left
+                if p > 0:
+                    a_left += p * math.log2(p)
+                p = (total[k] - left[k]) / w_right
+                if p > 0:
+                    a_right += p * math.log2(p)
+            h_left = a_left if o == 0 else h_left + a_left
+            h_right = a_right if o == 0 else h_right + a_right
+        return -(w_right * (-h_right / m + 0.0)) - w_left * (-h_left / m + 0.0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 80), d=st.integers(1, 3),
+       n_classes=st.sampled_from([2, 5, 60, 300]), weights=st.sampled_from(
+           ["unit", "halves", "spread", "huge", "tiny"]),
+       tied=st.booleans(), missing=st.booleans(), n_outputs=st.sampled_from([1, 1, 2]),
+       draws=st.sampled_from(["none", "rank", "random"]))
+def test_the_entropy_bound_skips_no_cut_that_could_be_chosen(seed, n, d, n_classes, weights,
+                                                              tied, missing, n_outputs, draws):
+    # Entropy.score returns -inf for a cut whose bound lies below the best exact proxy
+    # by more than rounding; the search must find exactly what scoring every cut
+    # exactly finds: the same split, the same floats.
+    rng = np.random.default_rng(seed)
+    X = (rng.integers(0, 6, (n, d)) if tied else rng.normal(size=(n, d))).astype(float)
+    if missing:
+        X[rng.random(X.shape) < 0.2] = np.nan
+    weight = {"unit": np.ones(n), "halves": rng.integers(1, 7, n) / 2.0,
+              "spread": 10.0 ** rng.uniform(-3, 3, n), "huge": 1e12 * rng.uniform(1, 2, n),
+              "tiny": 1e-9 * rng.uniform(1, 2, n)}[weights]
+    classes = [n_classes, 3][:n_outputs]
+    y = np.column_stack([rng.integers(0, k, n) for k in classes])
+    y = y[:, 0] if n_outputs == 1 else y
+    order, starts, sizes = level(rng, X, int(rng.integers(1, 3)))
+    options = options_of(rng, sizes.size, d, X, missing, draws, False)[:6] + (1, 0.0)
+    found = {}
+    for base in (Entropy, _EntropyAtEveryCut):
+        criterion = multi_output(base, n_outputs, classes)
+        stats = criterion.sample_stats(y, weight, n_classes)
+        found[base] = search(criterion, stats, X, order, starts, sizes, compiled=False,
+                             options=options)
+    np.testing.assert_array_equal(found[Entropy][0], found[_EntropyAtEveryCut][0])
+    if draws != "random":     # a node with two distinct values splits (it was searched)
+        for j, (a, size) in enumerate(zip(starts, sizes)):
+            rows = order[0, a:a + size]
+            distinct = [np.unique(v[~np.isnan(v)]).size > 1 for v in X[rows].T]
+            assert (found[Entropy][0][j, sweep.FEATURE] >= 0) == any(distinct)
