@@ -709,79 +709,22 @@ class Gini(Criterion):
 
 
 class Entropy(Gini):
-    r"""Shannon entropy in bits on weighted class counts (Quinlan 1986).
-
-    The sweep computes a cut's exact proxy only where it may be the best of
-    the feature so far.  With :math:`g(c) = c \log_2 c`, the proxy is
-    :math:`-W_L H(L) - W_R H(R) = \sum_k g(L_k) - g(W_L) + \sum_k g(R_k) -
-    g(W_R)` (for one output; the mean over several).  The two sums of
-    :math:`g` are brought up to date at each cut from the classes whose
-    weight moved since the last, and a cut whose value by them lies below
-    the best exact proxy by more than their rounding cannot be chosen: it is
-    scored :math:`-\infty`.  Every other cut gets scikit-learn's proxy, in
-    its order of operations.
-    """
+    """Shannon entropy in bits on weighted class counts (Quinlan 1986)."""
 
     name = "entropy"
-
-    @classmethod
-    def sweep_state(cls, stats):
-        r"""The classes present (:meth:`Gini.sweep_state`), each class's left weight at
-        the last cut scored, and five numbers: :math:`\sum_k g(L_k)`,
-        :math:`\sum_k g(R_k)`, the best exact proxy, the updates made (-1:
-        none yet) and the scale of the terms."""
-        n_rows = stats.shape[0]
-        return (np.zeros(n_rows + 1, dtype=np.intp), np.zeros(n_rows), np.zeros(5))
-
-    SWEEP = Gini.SWEEP + ("_x_log2_x",)
-    _x_log2_x = staticmethod(_x_log2_x)
-
-    @staticmethod
-    def reset(left, state, layout, samples):
-        # every class right; the sums of g are set at the first cut scored
-        present, last, sums = state
-        for k in range(left.shape[0]):
-            left[k] = 0.0
-        for i in range(present[present.shape[0] - 1]):
-            last[present[i]] = 0.0
-        sums[3] = -1.0
 
     @staticmethod
     def score(left, total, state, layout):
         # -W_R H(R) - W_L H(L), H = -sum_k p_k log2 p_k (the mean over m outputs)
-        present, last, sums = state
         m = layout.shape[0] - 1
+        present = state[0]
         n_present = present[present.shape[0] - 1]
-        if sums[3] < 0:                        # the first cut since reset: all right
-            t_right, scale, w = 0.0, 0.0, 0.0
-            for i in range(n_present):
-                k = present[i]
-                t_right += _x_log2_x(total[k])
-                scale += max(abs(_x_log2_x(total[k])), 1.0)
-                if k < layout[1]:
-                    w += total[k]
-            sums[0], sums[1], sums[2], sums[3] = 0.0, t_right, -math.inf, 0.0
-            sums[4] = scale + m * max(abs(_x_log2_x(w)), 1.0)
-        # the bound: sum_k g(L_k) and sum_k g(R_k) brought up to this cut
-        t_left, t_right, moved = sums[0], sums[1], 0.0
         w_left, w_right = 0.0, 0.0             # the first output's classes summed
         for i in range(n_present):
             k = present[i]
-            c = left[k]
             if k < layout[1]:
-                w_left += c
-                w_right += total[k] - c
-            if c != last[k]:
-                t_left += _x_log2_x(c) - _x_log2_x(last[k])
-                t_right += _x_log2_x(total[k] - c) - _x_log2_x(total[k] - last[k])
-                last[k] = c
-                moved += 1.0
-        sums[0], sums[1], sums[3] = t_left, t_right, sums[3] + moved
-        bound = (t_left + t_right) / m - _x_log2_x(w_left) - _x_log2_x(w_right)
-        # rounding: a few units of 2**-52 of the terms' scale per update and per class
-        slack = 64.0 * 2.0**-52 * sums[4] * (sums[3] + n_present + 4.0)
-        if bound < sums[2] - slack:
-            return -math.inf                   # below the best: not chosen
+                w_left += left[k]
+                w_right += total[k] - left[k]
         h_left, h_right = 0.0, 0.0             # sum_k p_k log2 p_k, outputs added
         i = 0                                  # the classes in the node, in order
         for o in range(m):
@@ -797,10 +740,7 @@ class Entropy(Gini):
                     a_right += p * math.log2(p)
             h_left = a_left if o == 0 else h_left + a_left
             h_right = a_right if o == 0 else h_right + a_right
-        proxy = -(w_right * (-h_right / m + 0.0)) - w_left * (-h_left / m + 0.0)
-        if proxy > sums[2]:
-            sums[2] = proxy
-        return proxy
+        return -(w_right * (-h_right / m + 0.0)) - w_left * (-h_left / m + 0.0)
 
     @classmethod
     def weighted_impurity(cls, counts):

@@ -447,8 +447,8 @@ def test_the_drawn_ranges_are_each_segments_lowest_and_highest_value(seed, n, d,
                 assert (lowest[j, f], highest[j, f]) == (present.min(), present.max())
 
 
-class _EntropyAtEveryCut(Entropy):
-    """Entropy scored exactly at every cut (no bound): scikit-learn's proxy, as before."""
+class _EntropyOfEveryClass(Entropy):
+    """Entropy scored over every class, present in the node or not (scikit-learn's loop)."""
 
     @staticmethod
     def score(left, total, state, layout):
@@ -475,11 +475,11 @@ class _EntropyAtEveryCut(Entropy):
            ["unit", "halves", "spread", "huge", "tiny"]),
        tied=st.booleans(), missing=st.booleans(), n_outputs=st.sampled_from([1, 1, 2]),
        draws=st.sampled_from(["none", "rank", "random"]))
-def test_the_entropy_bound_skips_no_cut_that_could_be_chosen(seed, n, d, n_classes, weights,
-                                                              tied, missing, n_outputs, draws):
-    # Entropy.score returns -inf for a cut whose bound lies below the best exact proxy
-    # by more than rounding; the search must find exactly what scoring every cut
-    # exactly finds: the same split, the same floats.
+def test_scoring_the_classes_present_finds_what_scoring_every_class_finds(
+        seed, n, d, n_classes, weights, tied, missing, n_outputs, draws):
+    # Entropy.score (and Gini's) reads only the classes of positive weight in the
+    # node (Gini.prepare); an absent class adds 0.0 to every sum, so the search
+    # finds the same split with the same floats as scoring every class.
     rng = np.random.default_rng(seed)
     X = (rng.integers(0, 6, (n, d)) if tied else rng.normal(size=(n, d))).astype(float)
     if missing:
@@ -493,12 +493,12 @@ def test_the_entropy_bound_skips_no_cut_that_could_be_chosen(seed, n, d, n_class
     order, starts, sizes = level(rng, X, int(rng.integers(1, 3)))
     options = options_of(rng, sizes.size, d, X, missing, draws, False)[:6] + (1, 0.0)
     found = {}
-    for base in (Entropy, _EntropyAtEveryCut):
+    for base in (Entropy, _EntropyOfEveryClass):
         criterion = multi_output(base, n_outputs, classes)
         stats = criterion.sample_stats(y, weight, n_classes)
         found[base] = search(criterion, stats, X, order, starts, sizes, compiled=False,
                              options=options)
-    np.testing.assert_array_equal(found[Entropy][0], found[_EntropyAtEveryCut][0])
+    np.testing.assert_array_equal(found[Entropy][0], found[_EntropyOfEveryClass][0])
     if draws != "random":     # a node with two distinct values splits (it was searched)
         for j, (a, size) in enumerate(zip(starts, sizes)):
             rows = order[0, a:a + size]
