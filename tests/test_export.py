@@ -402,7 +402,8 @@ def test_bad_arguments_name_the_parameter(weather_tree):
             function(weather_tree.root_)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
+                                                   HealthCheck.too_slow])
 @given(data=st.data(), n_samples=st.integers(1, 30), regression=st.booleans(),
        weighted=st.booleans(), max_depth=st.one_of(st.none(), st.integers(1, 4)))
 def test_random_trees_export_as_scikit_learns(data, n_samples, regression, weighted, max_depth):
