@@ -563,11 +563,6 @@ def _children_weights(left, total, layout):
     return w_left, w_right
 
 
-def _x_log2_x(c):
-    """:math:`g(c) = c \\log_2 c`, with :math:`g(0) = 0` (the C library's logarithm)."""
-    return c * math.log2(c) if c > 0 else 0.0
-
-
 class Gini(Criterion):
     """Gini impurity on weighted class counts (Breiman et al. 1984, section 4.3)."""
 
@@ -645,7 +640,9 @@ class Gini(Criterion):
 
     @classmethod
     def sweep_state(cls, stats):
-        """The rows (classes) present in the node, their number in the last slot."""
+        """``(present,)``: ``present`` of shape (n_rows + 1,), intp, lists the rows
+        (classes, of every output) of positive weight in the node, their number in
+        the last slot (:meth:`prepare` fills it once per node)."""
         return (np.zeros(stats.shape[0] + 1, dtype=np.intp),)
 
     @staticmethod
