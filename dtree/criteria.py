@@ -519,7 +519,14 @@ class Criterion:
 
     @staticmethod
     def prepare(state, samples, total, codes, floats, layout):
-        """Make ``state`` ready for the node of ``samples`` (once per node)."""
+        """Make ``state`` ready for the node of ``samples`` and statistics ``total``.
+
+        :func:`dtree.sweep.best_split` calls it once per node with the node's
+        samples; :func:`dtree.sweep.sweep_sparse` once per feature and node
+        with the node's stored samples only, so a criterion that needs every
+        sample of the node (the absolute error) is not searched sparse
+        (:attr:`sparse_search`).
+        """
 
     @staticmethod
     def reset(left, state, layout, samples):
